@@ -1,0 +1,52 @@
+# SPDX-License-Identifier: GPL-2.0
+# jitalloc: thin entry points; the work is done by harness/*.sh.
+#
+#   make run      build + boot the patched x86_64 kernel, run the demo
+#   make test     everything the project tests; ends "N passed, N failed"
+#   make bench    side-by-side with stock 6.1: harness/bench.sh
+#   make shell    interactive guest (ARCH=, VARIANT=)
+#   make check    checkpatch --strict and kernel-doc on what the series adds
+#   make series   git format-patch series with a cover letter in build/series
+#   make patches  regenerate patches/ from commits in build/src/jitalloc
+#   make cross    compile-test the series on other architectures
+#
+# ARCH=x86_64|arm64  VARIANT=default|debug|nomodules|stock  ACCEL=tcg|kvm
+
+ARCH ?= x86_64
+VARIANT ?= default
+export ACCEL
+
+.PHONY: run test bench shell check series patches reset-tree cross deps clean
+
+run:
+	@harness/run.sh $(ARCH) $(VARIANT) demo
+
+test:
+	@harness/test.sh
+
+bench:
+	@harness/bench.sh $(ARCH)
+
+shell:
+	@harness/run.sh $(ARCH) $(VARIANT) shell interactive
+
+check:
+	@harness/fetch.sh >/dev/null && harness/check.sh
+
+series:
+	@harness/series.sh
+
+patches:
+	@harness/patches.sh
+
+reset-tree:
+	@harness/reset-tree.sh
+
+cross:
+	@harness/cross.sh $(CROSS_ARCHES)
+
+deps:
+	@harness/deps.sh x86_64 arm64
+
+clean:
+	rm -rf build/out build/logs

@@ -1,0 +1,341 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jitload - the jitalloc demo and bench workload, run inside the guest.
+ *
+ * Creates the users of executable memory the way real users do (BPF
+ * programs through bpf(2), kprobe events and ftrace instances through
+ * tracefs, module load/unload through finit_module/delete_module), and
+ * prints what can be measured honestly without a PMU, before, while
+ * loaded and after teardown:
+ *
+ *   ### metric <phase> <key> <value>
+ *
+ * keys: exec_translations (leaf page-table entries mapping executable
+ * memory, from ptdump), exec_pmd, wx_mappings, direct_map_level2_splits,
+ * directmap4k_kb, jit_vmalloc_bytes (vmallocinfo entries of JIT users),
+ * ftrace_trampolines, and the timed module load+unload rate.  When the
+ * kernel has /sys/kernel/debug/jitalloc the allocator's own report is
+ * printed too.
+ */
+#include <dirent.h>
+#include <getopt.h>
+#include <time.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+#include "jitalloc_util.h"
+
+struct opts {
+	int bpf, kprobes, ftrace, modules, time_modules;
+	const char *module;
+};
+
+static int failures;
+
+#define fail(fmt, ...) do {						\
+	printf("jitload: error: " fmt "\n", ##__VA_ARGS__);		\
+	failures++;							\
+} while (0)
+
+static void metric(const char *phase, const char *key, long val)
+{
+	printf("### metric %s %s %ld\n", phase, key, val);
+}
+
+/* vmallocinfo bytes whose caller is a JIT user (works on stock too). */
+static long jit_vmalloc_bytes(void)
+{
+	static const char * const callers[] = {
+		"jit_", "module_alloc", "bpf_jit", "alloc_insn_page",
+		"bpf_prog_pack", "alloc_tramp", "create_trampoline",
+	};
+	char line[512];
+	long total = 0, sz;
+	unsigned int i;
+	FILE *f = fopen("/proc/vmallocinfo", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%*s %ld", &sz) != 1)
+			continue;
+		for (i = 0; i < ARRAY_SIZE(callers); i++) {
+			if (strstr(line, callers[i])) {
+				total += sz;
+				break;
+			}
+		}
+	}
+	fclose(f);
+	return total;
+}
+
+static long count_ftrace_trampolines(void)
+{
+	char line[512];
+	long n = 0;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (strstr(line, "[__builtin__ftrace]"))
+			n++;
+	fclose(f);
+	return n;
+}
+
+static void print_jitalloc_debugfs(const char *phase)
+{
+	char path[512], buf[8192];
+	struct dirent *d;
+	DIR *dir = opendir(JT_DEBUGFS "/jitalloc");
+
+	if (!dir)
+		return;
+	printf("### jitalloc report (%s)\n", phase);
+	while ((d = readdir(dir))) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), JT_DEBUGFS "/jitalloc/%s", d->d_name);
+		if (jt_read(path, buf, sizeof(buf)) > 0)
+			printf("--- %s\n%s", d->d_name, buf);
+	}
+	closedir(dir);
+}
+
+static void snapshot(const char *phase)
+{
+	struct jt_pt_summary s;
+
+	if (jt_pt_scan(&s) == 0) {
+		metric(phase, "exec_translations", s.exec_entries);
+		metric(phase, "exec_pmd", s.exec_pmd);
+		metric(phase, "wx_mappings", s.wx_lines);
+		if (s.wx_lines)
+			fail("W+X mapping at 0x%lx", s.wx_first);
+	} else {
+		fail("no ptdump file in debugfs");
+	}
+	metric(phase, "direct_map_level2_splits",
+	       jt_read_key("/proc/vmstat", "direct_map_level2_splits"));
+	metric(phase, "directmap4k_kb", jt_read_key("/proc/meminfo", "DirectMap4k"));
+	metric(phase, "jit_vmalloc_bytes", jit_vmalloc_bytes());
+	metric(phase, "ftrace_trampolines", count_ftrace_trampolines());
+	print_jitalloc_debugfs(phase);
+}
+
+/* Syscall entry points: plentiful, rarely hot, probe-able on both arches. */
+static int syscall_functions(char names[][128], int max)
+{
+	static char buf[1 << 20];
+	struct utsname u;
+	const char *prefix;
+	char *line, *save;
+	int n = 0;
+
+	uname(&u);
+	prefix = strcmp(u.machine, "x86_64") ? "__arm64_sys_" : "__x64_sys_";
+	if (jt_read(JT_TRACEFS "/available_filter_functions", buf, sizeof(buf)) <= 0)
+		return 0;
+	for (line = strtok_r(buf, "\n", &save); line && n < max;
+	     line = strtok_r(NULL, "\n", &save)) {
+		/* skip the hot and the ones our own workload uses */
+		if (strncmp(line, prefix, strlen(prefix)) || strchr(line, ' ') ||
+		    strstr(line, "read") || strstr(line, "write") ||
+		    strstr(line, "open") || strstr(line, "close") ||
+		    strstr(line, "bpf") || strstr(line, "module") ||
+		    strstr(line, "exit") || strstr(line, "wait") ||
+		    strstr(line, "nanosleep") || strstr(line, "clock"))
+			continue;
+		snprintf(names[n++], 128, "%s", line);
+	}
+	return n;
+}
+
+static char funcs[512][128];
+static int nfuncs;
+
+static int add_kprobes(int want)
+{
+	const char *events = JT_TRACEFS "/kprobe_events";
+	/*
+	 * On x86 a probe on the first byte of an ftrace-able function is
+	 * handled by ftrace; probe the instruction after the 5-byte fentry
+	 * call so every probe gets an instruction slot, as on arm64.
+	 */
+	struct utsname u;
+	int off, i, got = 0;
+	char cmd[320], path[256];
+
+	uname(&u);
+	off = strcmp(u.machine, "x86_64") ? 0 : 5;
+	for (i = 0; i < nfuncs && got < want; i++) {
+		snprintf(cmd, sizeof(cmd), "p:jitload/k%d %.127s+%d\n", got, funcs[i], off);
+		if (jt_append(events, cmd))
+			continue;
+		snprintf(path, sizeof(path), JT_TRACEFS "/events/jitload/k%d/enable", got);
+		if (jt_write(path, "1")) {
+			snprintf(cmd, sizeof(cmd), "-:jitload/k%d\n", got);
+			jt_append(events, cmd);
+			continue;
+		}
+		got++;
+	}
+	if (got < want)
+		fail("only %d of %d kprobes could be placed", got, want);
+	return got;
+}
+
+static void del_kprobes(int n)
+{
+	char cmd[64], path[256];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), JT_TRACEFS "/events/jitload/k%d/enable", i);
+		jt_write(path, "0");
+		snprintf(cmd, sizeof(cmd), "-:jitload/k%d\n", i);
+		if (jt_append(JT_TRACEFS "/kprobe_events", cmd))
+			fail("could not remove kprobe k%d", i);
+	}
+}
+
+static int add_ftrace(int want)
+{
+	char path[256];
+	int i;
+
+	for (i = 0; i < want; i++) {
+		const char *fn = funcs[(nfuncs - 1 - i + nfuncs) % nfuncs];
+
+		snprintf(path, sizeof(path), JT_TRACEFS "/instances/jitload%d", i);
+		if (mkdir(path, 0755)) {
+			fail("mkdir %s: %s", path, strerror(errno));
+			return i;
+		}
+		snprintf(path, sizeof(path), JT_TRACEFS "/instances/jitload%d/set_ftrace_filter", i);
+		if (jt_write(path, fn))
+			fail("filter %s", fn);
+		snprintf(path, sizeof(path), JT_TRACEFS "/instances/jitload%d/current_tracer", i);
+		if (jt_write(path, "function"))
+			fail("function tracer in instance %d", i);
+	}
+	return want;
+}
+
+static void del_ftrace(int n)
+{
+	char path[256];
+	int i;
+
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path), JT_TRACEFS "/instances/jitload%d/current_tracer", i);
+		jt_write(path, "nop");
+		snprintf(path, sizeof(path), JT_TRACEFS "/instances/jitload%d", i);
+		if (rmdir(path))
+			fail("rmdir %s: %s", path, strerror(errno));
+	}
+}
+
+static int module_cycle(const char *path)
+{
+	int ret = jt_module_load(path, "");
+
+	if (ret)
+		return ret;
+	return jt_module_unload("jitalloc_testmod");
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "bpf", required_argument, NULL, 'b' },
+		{ "kprobes", required_argument, NULL, 'k' },
+		{ "ftrace", required_argument, NULL, 'f' },
+		{ "modules", required_argument, NULL, 'm' },
+		{ "module", required_argument, NULL, 'M' },
+		{ "time-modules", required_argument, NULL, 't' },
+		{ }
+	};
+	struct opts o = { .module = "/jitalloc/jitalloc_testmod.ko" };
+	int c, i, nkp, nft, *fds, have_modules;
+	double t0, t;
+
+	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'b': o.bpf = atoi(optarg); break;
+		case 'k': o.kprobes = atoi(optarg); break;
+		case 'f': o.ftrace = atoi(optarg); break;
+		case 'm': o.modules = atoi(optarg); break;
+		case 'M': o.module = optarg; break;
+		case 't': o.time_modules = atoi(optarg); break;
+		default:
+			fprintf(stderr, "usage: jitload [--bpf N] [--kprobes N] [--ftrace N] [--modules N] [--module KO] [--time-modules N]\n");
+			return 2;
+		}
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	have_modules = access("/proc/modules", F_OK) == 0;
+	nfuncs = syscall_functions(funcs, 512);
+	if (nfuncs < o.kprobes || nfuncs < o.ftrace)
+		fail("only %d probe-able functions found", nfuncs);
+
+	snapshot("before");
+
+	fds = calloc(o.bpf + 1, sizeof(*fds));
+	for (i = 0; i < o.bpf; i++) {
+		fds[i] = jt_bpf_load(i, i % 16);
+		if (fds[i] < 0 || jt_bpf_run(fds[i]) != i) {
+			fail("bpf program %d: %s", i, strerror(errno));
+			break;
+		}
+	}
+	printf("jitload: %d BPF programs loaded and run\n", i);
+	nkp = add_kprobes(o.kprobes);
+	printf("jitload: %d kprobes enabled\n", nkp);
+	nft = add_ftrace(o.ftrace);
+	printf("jitload: %d ftrace instances tracing\n", nft);
+	if (have_modules) {
+		for (i = 0; i < o.modules; i++)
+			if (module_cycle(o.module)) {
+				fail("module load/unload cycle %d: %s", i, strerror(errno));
+				break;
+			}
+		printf("jitload: %d module load/unload cycles\n", i);
+	} else {
+		printf("jitload: no module support, module cycles skipped\n");
+	}
+
+	snapshot("loaded");
+
+	for (i = 0; i < o.bpf; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	del_kprobes(nkp);
+	del_ftrace(nft);
+	sleep(2);	/* BPF and module frees are deferred */
+	snapshot("after");
+
+	if (o.time_modules && have_modules) {
+		t0 = now();
+		for (i = 0; i < o.time_modules; i++)
+			if (module_cycle(o.module)) {
+				fail("timed module cycle %d: %s", i, strerror(errno));
+				break;
+			}
+		t = now() - t0;
+		metric("timed", "module_cycles", i);
+		metric("timed", "module_cycle_us", (long)(t * 1e6 / (i ? i : 1)));
+	}
+
+	printf("jitload: %s (%d errors)\n", failures ? "FAILED" : "done", failures);
+	return failures ? 1 : 0;
+}

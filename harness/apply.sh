@@ -1,0 +1,93 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Bring build/src/jitalloc (a git worktree of the base, branch "series") to
+# base + patches/series + overlay files.
+#
+# - Patches are applied with "git am" only when patches/ changed since the
+#   last successful application; a patch that does not apply stops the build
+#   naming the patch, the file and the hunk, and leaves the tree at base with
+#   no stamp, so a half-applied tree is never reused.
+# - Overlay files (the files the series adds) are copied only when their
+#   content changed, so make rebuilds just what was touched.
+# - Edits made in the tree and not yet exported with "make patches" are never
+#   thrown away: the script refuses to reset such a tree.
+. "$(dirname "$0")/lib.sh"
+
+
+git_t() { git -C "$SRC_PATCHED" "$@"; }
+
+
+[ -f "$SERIES" ] || die "patches/series not found"
+while read -r p; do
+	case "$p" in ''|'#'*) continue ;; esac
+	[ -f "$TOP/patches/$p" ] || die "patches/series lists $p, which is not in patches/"
+done <"$SERIES"
+
+if [ ! -d "$SRC_PATCHED/.git" ] && [ ! -f "$SRC_PATCHED/.git" ]; then
+	git -C "$SRC_BASE" worktree prune
+	git -C "$SRC_BASE" worktree add -q -f -B series "$SRC_PATCHED" base ||
+		die "could not create the worktree $SRC_PATCHED"
+	rm -f "$STAMP"
+fi
+
+want=$(patch_stamp)
+have_stamp= have_head=
+[ -f "$STAMP" ] && read -r have_stamp have_head <"$STAMP"
+head=$(git_t rev-parse HEAD)
+
+if [ "$want" != "$have_stamp" ] || [ "$head" != "$have_head" ]; then
+	if [ -n "$have_head" ]; then
+		if [ "$head" != "$have_head" ]; then
+			die "build/src/jitalloc has commits not exported to patches/: run 'make patches' to keep them or 'make reset-tree' to drop them"
+		fi
+		if [ -n "$(git_t status --porcelain --untracked-files=no)" ]; then
+			die "build/src/jitalloc has uncommitted edits to upstream files: commit them and run 'make patches', or 'make reset-tree' to drop them"
+		fi
+	fi
+	git_t am --abort >/dev/null 2>&1
+	git_t reset -q --hard base || die "could not reset build/src/jitalloc to base"
+	rm -f "$STAMP"
+	n=0
+	while read -r p; do
+		case "$p" in ''|'#'*) continue ;; esac
+		if ! out=$(git_t -c user.name=jitalloc -c user.email=jitalloc@localhost \
+				am -q --whitespace=nowarn "$TOP/patches/$p" 2>&1); then
+			where=$(echo "$out" | sed -n 's/^error: patch failed: //p' | head -n1)
+			[ -n "$where" ] || where=$(echo "$out" | grep -m1 -E '^error:' | sed 's/^error: //')
+			git_t am --abort >/dev/null 2>&1
+			git_t reset -q --hard base
+			echo "$out" >"$LOGS/apply-reject.log"
+			die "patch $p does not apply: hunk at ${where:-unknown} (tree reset to base; details: build/logs/apply-reject.log)"
+		fi
+		n=$((n + 1))
+	done <"$SERIES"
+	echo "$want $(git_t rev-parse HEAD)" >"$STAMP"
+	echo "applied $n patches"
+fi
+
+# Overlay: copy changed files, drop files that left the overlay.
+new_manifest=$(mktemp)
+for root in $OVERLAY_ROOTS; do
+	[ -d "$TOP/$root" ] || continue
+	(cd "$TOP" && find "$root" -type f ! -name '*.o' ! -name '*.ko' ! -name '.*' \
+		! -name '*.mod' ! -name '*.mod.c' ! -name 'Module.symvers' ! -name 'modules.order')
+done | sort >"$new_manifest"
+copied=0
+while read -r f; do
+	if git -C "$SRC_BASE" cat-file -e "base:$f" 2>/dev/null; then
+		rm -f "$new_manifest"
+		die "overlay file $f exists upstream: change it through a patch in patches/"
+	fi
+	if ! cmp -s "$TOP/$f" "$SRC_PATCHED/$f"; then
+		mkdir -p "$(dirname "$SRC_PATCHED/$f")"
+		cp "$TOP/$f" "$SRC_PATCHED/$f"
+		copied=$((copied + 1))
+	fi
+done <"$new_manifest"
+if [ -f "$MANIFEST" ]; then
+	comm -23 "$MANIFEST" "$new_manifest" | while read -r f; do
+		rm -f "$SRC_PATCHED/$f"
+	done
+fi
+mv "$new_manifest" "$MANIFEST"
+echo "overlay: $(wc -l <"$MANIFEST") files, $copied updated"

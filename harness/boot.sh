@@ -1,0 +1,75 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Boot ARCH/VARIANT under QEMU and run SCENARIO in the guest.
+# Usage: harness/boot.sh ARCH VARIANT SCENARIO [interactive]
+# Console log: build/logs/console-ARCH-VARIANT-SCENARIO.log
+# Exit non-zero on timeout, panic, oops, BUG, WARNING, KASAN, lockdep or a
+# W+X report, printing the last 50 console lines.
+# Environment: ACCEL=tcg (default) or kvm; BOOT_TIMEOUT seconds (default 600).
+. "$(dirname "$0")/lib.sh"
+
+arch=$1 variant=$2 scenario=$3 mode=$4
+check_arch "$arch"
+check_variant "$variant"
+[ -n "$scenario" ] || die "usage: harness/boot.sh ARCH VARIANT SCENARIO"
+O=$(outdir "$arch" "$variant")
+kernel=$O/$(kimage "$arch")
+initrd=$O/initramfs.cpio.gz
+[ -f "$kernel" ] || die "no kernel at ${kernel#$TOP/}: build it first"
+[ -f "$initrd" ] || die "no initramfs at ${initrd#$TOP/}: build it first"
+accel=${ACCEL:-tcg}
+timeout=${BOOT_TIMEOUT:-600}
+log=$LOGS/console-$arch-$variant-$scenario.log
+
+case "$accel" in
+tcg) cpu_x86=max cpu_arm=cortex-a57 ;;
+kvm) cpu_x86=host cpu_arm=host ;;
+*) die "unknown ACCEL '$accel' (tcg or kvm)" ;;
+esac
+
+append="panic=-1 oops=panic jt_scenario=$scenario"
+[ "$variant" = debug ] && append="$append kmemleak=on"
+case "$arch" in
+x86_64)
+	command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 not found (make deps)"
+	qemu=(qemu-system-x86_64 -accel "$accel" -cpu "$cpu_x86" -M pc)
+	append="console=ttyS0 $append"
+	;;
+arm64)
+	command -v qemu-system-aarch64 >/dev/null || die "qemu-system-aarch64 not found (make deps)"
+	qemu=(qemu-system-aarch64 -accel "$accel" -M virt -cpu "$cpu_arm")
+	append="console=ttyAMA0 $append"
+	;;
+esac
+qemu+=(-m 2G -smp 2 -nographic -no-reboot -kernel "$kernel" -initrd "$initrd"
+       -append "$append")
+
+if [ "$mode" = interactive ]; then
+	exec "${qemu[@]}"
+fi
+
+start=$(date +%s)
+printf '==> %-42s ' "boot $arch-$variant ($scenario, $accel)"
+timeout --foreground -k 5 "$timeout" "${qemu[@]}" </dev/null >"$log" 2>&1
+rc=$?
+dur=$(($(date +%s) - start))
+
+problem=
+if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
+	problem="guest did not finish within ${timeout}s"
+elif [ $rc -ne 0 ]; then
+	problem="qemu exited with status $rc"
+fi
+bad=$(grep -m1 -E 'Kernel panic|Oops|BUG:|WARNING:|Unable to handle kernel|general protection fault|KASAN|possible recursive locking|possible circular locking|inconsistent lock state|W\+X mappings: FAILED|insecure W\+X|kmemleak: .* new suspected' "$log")
+[ -n "$bad" ] && problem="${problem:+$problem; }console: $(echo "$bad" | tr -d '\r' | sed 's/^\[ *[0-9.]*\] //')"
+grep -q "### jitalloc scenario $scenario end" "$log" ||
+	problem="${problem:+$problem; }scenario '$scenario' did not reach its end marker"
+
+if [ -n "$problem" ]; then
+	echo "FAILED after ${dur}s"
+	echo "boot $arch-$variant: $problem (log: ${log#$TOP/})"
+	echo "--- last 50 console lines:"
+	tail -n 50 "$log" | tr -d '\r'
+	exit 1
+fi
+echo "done in ${dur}s"

@@ -1,0 +1,83 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Configure and build one kernel out of tree.
+# Usage: harness/build.sh ARCH VARIANT
+#   VARIANT: default | debug | nomodules (patched) or stock (unpatched base,
+#   same fragments minus the series' own options)
+. "$(dirname "$0")/lib.sh"
+
+arch=$1 variant=$2
+[ -n "$arch" ] && [ -n "$variant" ] || die "usage: harness/build.sh ARCH VARIANT"
+check_arch "$arch"
+check_variant "$variant"
+
+src=$(srcdir_for "$variant")
+O=$(outdir "$arch" "$variant")
+log=$LOGS/build-$arch-$variant.log
+: >"$log"
+mkdir -p "$O"
+
+frags="$TOP/configs/common.config $TOP/configs/$arch.config"
+case "$variant" in
+nomodules) frags="$frags $TOP/configs/nomodules.config" ;;
+*) frags="$frags $TOP/configs/modules.config" ;;
+esac
+[ "$variant" != stock ] && frags="$frags $TOP/configs/jitalloc.config"
+[ "$variant" = debug ] && frags="$frags $TOP/configs/debug.config"
+for f in $frags; do
+	[ -f "$f" ] || die "config fragment ${f#$TOP/} not found"
+done
+
+if [ "$arch" = arm64 ]; then
+	command -v aarch64-linux-gnu-gcc >/dev/null ||
+		die "aarch64-linux-gnu-gcc not found: install gcc-aarch64-linux-gnu (make deps)"
+fi
+
+eval "kmake() { make -C '$src' O='$O' $(kmake_args "$arch") \"\$@\"; }"
+
+# Every option a fragment asks for must survive olddefconfig; later
+# fragments override earlier ones.
+check_config() {
+	local bad=0 key val
+	while IFS='=' read -r key val; do
+		if [ "$val" = n ]; then
+			grep -q "^$key=" "$O/.config" && { echo "config: $key=n was requested but is set"; bad=1; }
+		else
+			grep -qx "$key=$val" "$O/.config" || { echo "config: $key=$val was requested but was dropped by olddefconfig (got: $(grep -E "^(# )?$key[= ]" "$O/.config" || echo absent))"; bad=1; }
+		fi
+	done < <(cat $frags | sed -n 's/^\(CONFIG_[A-Za-z0-9_]*\)=\(.*\)$/\1=\2/p; s/^# \(CONFIG_[A-Za-z0-9_]*\) is not set$/\1=n/p' |
+		 awk -F= '{v[$1]=$2; if (!($1 in o)) o[$1]=n++} END {for (k in o) print k "=" v[k]}')
+	return $bad
+}
+
+configure() {
+	kmake tinyconfig &&
+	"$src/scripts/kconfig/merge_config.sh" -m -O "$O" "$O/.config" $frags &&
+	kmake olddefconfig
+}
+
+cfg_stamp=$(cat $frags | sha256sum | cut -d' ' -f1)
+if [ ! -f "$O/.config" ] || [ "$(cat "$O/.config.stamp" 2>/dev/null)" != "$cfg_stamp" ]; then
+	rm -f "$O/.config.stamp"
+	stage "configure $arch-$variant" "$log" configure || exit 1
+	if ! drift=$(check_config); then
+		echo "$drift" | tee -a "$log" >&2
+		die "config drift for $arch-$variant: an option asked for by configs/ did not survive olddefconfig"
+	fi
+	echo "$cfg_stamp" >"$O/.config.stamp"
+fi
+
+targets="$(basename "$(kimage "$arch")")"
+grep -q '^CONFIG_MODULES=y' "$O/.config" && targets="$targets modules"
+stage "build $arch-$variant ($targets)" "$log" kmake -j"$(nproc)" $targets || exit 1
+
+# Test modules, built out of tree against this kernel
+if grep -q '^CONFIG_MODULES=y' "$O/.config"; then
+	mdir=$O/jitalloc-testmods
+	mkdir -p "$mdir"
+	for f in "$TOP"/tools/testing/selftests/jitalloc/test_modules/*; do
+		cmp -s "$f" "$mdir/$(basename "$f")" || cp "$f" "$mdir/"
+	done
+	stage "build test modules $arch-$variant" "$log" kmake M="$mdir" modules || exit 1
+fi
+exit 0

@@ -1,0 +1,74 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Static checks on what the series adds, each counted as one test:
+#   checkpatch --strict on every overlay C/header file and every patch,
+#   scripts/kernel-doc -none on the overlay kernel sources.
+# Usage: harness/check.sh [--totals FILE]
+. "$(dirname "$0")/lib.sh"
+
+totals=/dev/null
+[ "$1" = --totals ] && totals=$2
+cp=$SRC_BASE/scripts/checkpatch.pl
+kd=$SRC_BASE/scripts/kernel-doc
+[ -x "$cp" ] || die "checkpatch.pl not found: run harness/fetch.sh first"
+log=$LOGS/check.log
+: >"$log"
+pass=0 fail=0
+
+one() {
+	local what=$1
+	shift
+	if out=$("$@" 2>&1); then
+		pass=$((pass + 1))
+	else
+		fail=$((fail + 1))
+		echo "check: FAIL $what"
+		echo "$out" | head -n 15 | sed 's/^/    /'
+	fi
+	echo "== $what" >>"$log"
+	echo "$out" >>"$log"
+}
+
+checkpatch_file() {
+	local out
+	out=$(perl "$cp" --no-tree --strict --terse --show-types \
+		--ignore SPDX_LICENSE_TAG,FILE_PATH_CHANGES -f "$1" 2>&1)
+	echo "$out" | grep -E 'ERROR|WARNING|CHECK'
+	! echo "$out" | grep -qE 'ERROR|WARNING|CHECK'
+}
+
+checkpatch_patch() {
+	local out
+	out=$(perl "$cp" --no-tree --strict --terse --show-types \
+		--ignore FILE_PATH_CHANGES "$1" 2>&1)
+	echo "$out" | grep -E 'ERROR|WARNING|CHECK'
+	! echo "$out" | grep -qE 'ERROR|WARNING|CHECK'
+}
+
+kerneldoc() {
+	local out
+	out=$(perl "$kd" -none -Wall "$1" 2>&1)
+	echo "$out"
+	[ -z "$out" ]
+}
+
+cd "$TOP" || exit 1
+start=$(date +%s)
+printf '==> %-42s ' "static checks"
+files=$(find include mm arch kernel lib -name '*.[ch]' 2>/dev/null | sort)
+for f in $files; do
+	one "checkpatch $f" checkpatch_file "$f"
+	one "kernel-doc $f" kerneldoc "$f"
+done
+for f in tools/testing/selftests/jitalloc/*.[ch] \
+	 tools/testing/selftests/jitalloc/test_modules/*.c; do
+	one "checkpatch $f" checkpatch_file "$f"
+done
+while read -r p; do
+	case "$p" in ''|'#'*) continue ;; esac
+	one "checkpatch patches/$p" checkpatch_patch "patches/$p"
+done <patches/series
+echo "done in $(($(date +%s) - start))s"
+echo "checks: $pass passed, $fail failed"
+echo "$pass $fail 0" >>"$totals"
+[ $fail -eq 0 ]

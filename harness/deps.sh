@@ -1,0 +1,60 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Install the Debian packages the harness needs, only those missing.
+# Usage: harness/deps.sh [ARCH...]
+. "$(dirname "$0")/lib.sh"
+
+PKGS="linux-source-6.1 flex bison bc libelf-dev libssl-dev ccache cpio kmod
+      xz-utils gzip python3 busybox-static qemu-system-x86 make gcc libc6-dev"
+ARM64_PKGS="qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross"
+
+arches=${*:-$ARCHES}
+want=$PKGS
+for a in $arches; do
+	check_arch "$a"
+	[ "$a" = arm64 ] && want="$want $ARM64_PKGS"
+done
+
+missing=
+for p in $want; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+		missing="$missing $p"
+done
+
+apt_updated=
+apt_update() {
+	[ -n "$apt_updated" ] && return 0
+	apt-get update -q >"$LOGS/apt-update.log" 2>&1 ||
+		die "apt-get update failed: is the Debian mirror reachable? (log: build/logs/apt-update.log)"
+	apt_updated=1
+}
+
+if [ -n "$missing" ]; then
+	[ "$(id -u)" = 0 ] || die "missing packages:$missing (run as root or install them)"
+	echo "installing:$missing"
+	apt_update
+	DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing \
+		>"$LOGS/apt-install.log" 2>&1 ||
+		die "apt-get install failed for:$missing (log: build/logs/apt-install.log)"
+fi
+
+# busybox for arm64 guests: the arm64 .deb unpacked, not installed over
+# the host's own busybox.
+if echo " $arches " | grep -q ' arm64 '; then
+	bb=$DL/arm64/bin/busybox
+	if [ ! -x "$bb" ]; then
+		mkdir -p "$DL/arm64"
+		if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+			dpkg --add-architecture arm64 || die "dpkg --add-architecture arm64 failed"
+			apt_updated=
+		fi
+		apt_update
+		(cd "$DL" && rm -f busybox-static_*_arm64.deb &&
+			apt-get download -q busybox-static:arm64 >"$LOGS/apt-download.log" 2>&1) ||
+			die "could not download busybox-static:arm64 (log: build/logs/apt-download.log)"
+		dpkg -x "$DL"/busybox-static_*_arm64.deb "$DL/arm64" ||
+			die "could not unpack busybox-static:arm64"
+		[ -x "$bb" ] || die "busybox-static:arm64 has no bin/busybox"
+	fi
+fi
+exit 0

@@ -1,0 +1,6 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The demo workload: BPF programs, kprobes, ftrace trampolines and module
+# load/unload cycles, then what the allocator reports.
+exec /jitalloc/jitload --bpf 1000 --kprobes 100 --ftrace 20 --modules 10 \
+	--module /jitalloc/jitalloc_testmod.ko "$@"

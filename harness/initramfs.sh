@@ -1,0 +1,51 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Build the guest initramfs for ARCH/VARIANT: static busybox, the /init and
+# scenarios from harness/guest, the selftest and bench programs (static),
+# and the test module built against that kernel.
+# Usage: harness/initramfs.sh ARCH VARIANT  -> $O/initramfs.cpio.gz
+. "$(dirname "$0")/lib.sh"
+
+arch=$1 variant=$2
+check_arch "$arch"
+check_variant "$variant"
+O=$(outdir "$arch" "$variant")
+log=$LOGS/initramfs-$arch-$variant.log
+: >"$log"
+
+case "$arch" in
+x86_64) cc=gcc busybox=/bin/busybox ;;
+arm64) cc=aarch64-linux-gnu-gcc busybox=$DL/arm64/bin/busybox ;;
+esac
+[ -x "$busybox" ] || die "static busybox for $arch not found at $busybox (make deps)"
+command -v "$cc" >/dev/null || die "$cc not found (make deps)"
+file -L "$busybox" 2>/dev/null | grep -q dynamic && die "$busybox is not static"
+
+build_progs() {
+	local src=$O/guest-src
+	rm -rf "$src" && mkdir -p "$src/jitalloc" &&
+	cp "$SRC_BASE"/tools/testing/selftests/kselftest_harness.h \
+	   "$SRC_BASE"/tools/testing/selftests/kselftest.h "$src/" &&
+	cp "$TOP"/tools/testing/selftests/jitalloc/*.[ch] "$src/jitalloc/" &&
+	$cc -static -O2 -Wall -Werror -o "$1/jitalloc_test" "$src/jitalloc/jitalloc_test.c" &&
+	$cc -static -O2 -Wall -Werror -I"$src/jitalloc" -o "$1/jitload" "$TOP/bench/jitload.c"
+}
+
+assemble() {
+	local root=$O/initramfs
+	rm -rf "$root" && mkdir -p "$root"/{bin,sbin,proc,sys,dev,tmp,jitalloc/scenarios} || return 1
+	cp "$busybox" "$root/bin/busybox" && ln -s busybox "$root/bin/sh" &&
+	for a in mount cat echo reboot setsid cttyhack ls grep sed head tail sleep \
+		 mkdir rmdir sync uname dmesg insmod rmmod lsmod wc cut tr awk date; do
+		ln -s busybox "$root/bin/$a" || return 1
+	done
+	cp "$TOP/harness/guest/init" "$root/init" &&
+	cp "$TOP"/harness/guest/scenarios/*.sh "$root/jitalloc/scenarios/" &&
+	build_progs "$root/jitalloc" || return 1
+	if [ -f "$O/jitalloc-testmods/jitalloc_testmod.ko" ]; then
+		cp "$O/jitalloc-testmods/jitalloc_testmod.ko" "$root/jitalloc/" || return 1
+	fi
+	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$O/initramfs.cpio.gz"
+}
+
+stage "initramfs $arch-$variant" "$log" assemble || exit 1

@@ -1,0 +1,102 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Shared helpers for the jitalloc harness: paths, stage logging, errors.
+# Sourced by every harness script; never run on its own.
+
+set -o pipefail
+
+TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=${BUILD:-$TOP/build}
+SRC_BASE=$BUILD/src/base
+SRC_PATCHED=$BUILD/src/jitalloc
+OUT=$BUILD/out
+LOGS=$BUILD/logs
+DL=$BUILD/dl
+BASE_TARBALL=/usr/src/linux-source-6.1.tar.xz
+ARCHES="x86_64 arm64"
+VARIANTS="default debug nomodules"
+
+# Files the series adds: copied from the repo top level into the patched
+# tree.  Every regular file under these roots is overlay.
+OVERLAY_ROOTS="include mm arch kernel lib Documentation tools/testing/selftests/jitalloc"
+
+SERIES=$TOP/patches/series
+STAMP=$BUILD/src/jitalloc.applied	# "<patches hash> <HEAD after git am>"
+MANIFEST=$BUILD/src/jitalloc.overlay	# overlay files copied into the tree
+
+mkdir -p "$LOGS"
+
+# Hash of patches/series and every patch it lists, in order.
+patch_stamp() {
+	{
+		cat "$SERIES" 2>/dev/null
+		while read -r p; do
+			case "$p" in ''|'#'*) continue ;; esac
+			cat "$TOP/patches/$p" 2>/dev/null || echo "missing $p"
+		done <"$SERIES"
+	} | sha256sum | cut -d' ' -f1
+}
+
+die() {
+	echo "error: $*" >&2
+	exit 1
+}
+
+# stage NAME LOG CMD...: one line when it starts, its duration when done,
+# and on failure the log path and its tail.
+stage() {
+	local name=$1 log=$2 start rc
+	shift 2
+	start=$(date +%s)
+	printf '==> %-42s ' "$name"
+	echo "==> $name: $*" >>"$log"
+	"$@" >>"$log" 2>&1
+	rc=$?
+	if [ $rc -ne 0 ]; then
+		echo "FAILED after $(($(date +%s) - start))s (log: ${log#$TOP/})"
+		tail -n 20 "$log" | sed 's/^/    /'
+		return $rc
+	fi
+	echo "done in $(($(date +%s) - start))s"
+}
+
+check_arch() {
+	case "$1" in
+	x86_64|arm64) ;;
+	*) die "unknown arch '$1' (known: $ARCHES)" ;;
+	esac
+}
+
+check_variant() {
+	case "$1" in
+	default|debug|nomodules|stock) ;;
+	*) die "unknown variant '$1' (known: $VARIANTS stock)" ;;
+	esac
+}
+
+# make(1) arguments for building ARCH
+kmake_args() {
+	local cc=gcc cross=
+	if [ "$1" = arm64 ]; then
+		cross=aarch64-linux-gnu-
+		cc=${cross}gcc
+	fi
+	command -v ccache >/dev/null && cc="ccache $cc"
+	echo "ARCH=$1 ${cross:+CROSS_COMPILE=$cross} CC=\"$cc\""
+}
+
+kimage() {
+	case "$1" in
+	x86_64) echo arch/x86/boot/bzImage ;;
+	arm64) echo arch/arm64/boot/Image ;;
+	esac
+}
+
+# Output directory for ARCH and VARIANT ("stock" builds the unpatched base)
+outdir() {
+	echo "$OUT/$1-$2"
+}
+
+srcdir_for() {
+	if [ "$1" = stock ]; then echo "$SRC_BASE"; else echo "$SRC_PATCHED"; fi
+}

@@ -1,0 +1,23 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make run: build and boot the patched kernel, run the demo workload and
+# print what the allocator reports.
+# Usage: harness/run.sh [ARCH] [VARIANT] [SCENARIO] [interactive]
+. "$(dirname "$0")/lib.sh"
+
+arch=${1:-x86_64} variant=${2:-default} scenario=${3:-demo} mode=$4
+check_arch "$arch"
+check_variant "$variant"
+"$TOP/harness/deps.sh" "$arch" || exit 1
+"$TOP/harness/fetch.sh" || exit 1
+[ "$variant" = stock ] || "$TOP/harness/apply.sh" || exit 1
+"$TOP/harness/build.sh" "$arch" "$variant" || exit 1
+"$TOP/harness/initramfs.sh" "$arch" "$variant" || exit 1
+[ "$mode" = interactive ] && exec "$TOP/harness/boot.sh" "$arch" "$variant" "$scenario" interactive
+"$TOP/harness/boot.sh" "$arch" "$variant" "$scenario"
+rc=$?
+log=$LOGS/console-$arch-$variant-$scenario.log
+echo "--- guest output ($scenario):"
+sed -n "/### jitalloc scenario $scenario begin/,/### jitalloc scenario $scenario end/p" "$log" |
+	tr -d '\r'
+exit $rc

@@ -1,0 +1,53 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make test: static checks, then build, boot and test every target, and
+# finish with one line "N passed, N failed, N skipped".
+# TEST_TARGETS overrides the matrix, e.g. TEST_TARGETS="x86_64:default".
+. "$(dirname "$0")/lib.sh"
+
+TARGETS=${TEST_TARGETS:-"x86_64:default arm64:default x86_64:nomodules x86_64:debug"}
+# Suites every patched kernel must run; a missing one is a failure.
+KUNIT_SUITES="jitalloc"
+SELFTESTS="jitalloc"
+
+totals=$LOGS/test-totals
+: >"$totals"
+start=$(date +%s)
+
+fail_step() {
+	echo "FAIL $1"
+	echo "0 1 0" >>"$totals"
+}
+
+arches=$(for t in $TARGETS; do echo "${t%%:*}"; done | sort -u | tr '\n' ' ')
+for t in $TARGETS; do
+	check_arch "${t%%:*}"
+	check_variant "${t#*:}"
+done
+"$TOP/harness/deps.sh" $arches || exit 1
+"$TOP/harness/fetch.sh" || exit 1
+"$TOP/harness/apply.sh" || exit 1
+
+"$TOP/harness/check.sh" --totals "$totals" || true
+
+for t in $TARGETS; do
+	arch=${t%%:*} variant=${t#*:}
+	label=$arch-$variant
+	if ! "$TOP/harness/build.sh" "$arch" "$variant"; then
+		fail_step "$label: build (log: build/logs/build-$label.log)"
+		continue
+	fi
+	if ! "$TOP/harness/initramfs.sh" "$arch" "$variant"; then
+		fail_step "$label: initramfs (log: build/logs/initramfs-$label.log)"
+		continue
+	fi
+	"$TOP/harness/boot.sh" "$arch" "$variant" test || fail_step "$label: boot"
+	python3 "$TOP/harness/parse_results.py" "$LOGS/console-$label-test.log" \
+		--label "$label" --kunit $KUNIT_SUITES --selftest $SELFTESTS \
+		--totals "$totals"
+done
+
+read -r p f s < <(awk '{p += $1; f += $2; s += $3} END {print p+0, f+0, s+0}' "$totals")
+echo "make test finished in $(($(date +%s) - start))s"
+echo "$p passed, $f failed, $s skipped"
+[ "$f" -eq 0 ]

@@ -1,0 +1,162 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Boot-time checks of jitalloc's users: the module loader, kprobes,
+ * ftrace and the BPF JIT all work, their memory has the protections it
+ * should have, and no kernel mapping is ever writable and executable.
+ *
+ * Needs root, debugfs at /sys/kernel/debug and tracefs at
+ * /sys/kernel/tracing.  The test module is looked for in
+ * $JITALLOC_TESTMOD (default: ./test_modules/jitalloc_testmod.ko).
+ */
+#include <sys/stat.h>
+#include "../kselftest_harness.h"
+#include "jitalloc_util.h"
+
+#define TESTMOD_NAME	"jitalloc_testmod"
+#define PROBE_FUNC	"do_filp_open"
+
+static const char *testmod_path(void)
+{
+	const char *p = getenv("JITALLOC_TESTMOD");
+
+	return p ? p : "./test_modules/" TESTMOD_NAME ".ko";
+}
+
+static unsigned long section_addr(const char *section)
+{
+	char path[256], buf[64];
+
+	snprintf(path, sizeof(path), "/sys/module/%s/sections/%s",
+		 TESTMOD_NAME, section);
+	if (jt_read(path, buf, sizeof(buf)) <= 0)
+		return 0;
+	return strtoul(buf, NULL, 16);
+}
+
+/* Trigger PROBE_FUNC from user space. */
+static void open_something(void)
+{
+	int fd = open("/proc/self/stat", O_RDONLY);
+
+	if (fd >= 0)
+		close(fd);
+}
+
+TEST(no_wx_mapping_at_start)
+{
+	struct jt_pt_summary s;
+
+	ASSERT_EQ(0, jt_pt_scan(&s)) TH_LOG("no ptdump file in debugfs");
+	ASSERT_LT(0, s.exec_entries);
+	EXPECT_EQ(0, s.wx_lines) TH_LOG("W+X mapping at 0x%lx", s.wx_first);
+}
+
+TEST(module_load_unload)
+{
+	static const struct {
+		const char *name;
+		int writable, exec;
+	} sections[] = {
+		{ ".text", 0, 1 },
+		{ ".rodata", 0, 0 },
+		{ ".data", 1, 0 },
+	};
+	char buf[64];
+	unsigned int i;
+
+	if (access("/proc/modules", F_OK))
+		SKIP(return, "kernel built without CONFIG_MODULES");
+
+	ASSERT_EQ(0, jt_module_load(testmod_path(), ""));
+	ASSERT_LT(0, jt_read("/sys/module/" TESTMOD_NAME "/parameters/selfcheck",
+			     buf, sizeof(buf)));
+	EXPECT_STREQ("ok\n", buf);
+
+	for (i = 0; i < ARRAY_SIZE(sections); i++) {
+		unsigned long addr = section_addr(sections[i].name);
+		struct jt_pt_entry e;
+
+		ASSERT_NE(0, addr) TH_LOG("%s: no address", sections[i].name);
+		ASSERT_EQ(0, jt_pt_lookup(addr, &e))
+			TH_LOG("%s at 0x%lx is not mapped", sections[i].name, addr);
+		EXPECT_EQ(sections[i].writable, e.writable)
+			TH_LOG("%s at 0x%lx", sections[i].name, addr);
+		EXPECT_EQ(sections[i].exec, e.exec)
+			TH_LOG("%s at 0x%lx", sections[i].name, addr);
+	}
+
+	ASSERT_EQ(0, jt_module_unload(TESTMOD_NAME));
+	EXPECT_NE(0, access("/sys/module/" TESTMOD_NAME, F_OK));
+}
+
+TEST(kprobe_event)
+{
+	const char *events = JT_TRACEFS "/kprobe_events";
+	char buf[4096], *line;
+	long hits = -1;
+	int i, n;
+
+	ASSERT_EQ(0, jt_append(events, "p:jitalloc/jt_open " PROBE_FUNC "\n"));
+	ASSERT_EQ(0, jt_write(JT_TRACEFS "/events/jitalloc/jt_open/enable", "1"));
+	for (i = 0; i < 10; i++)
+		open_something();
+	ASSERT_EQ(0, jt_write(JT_TRACEFS "/events/jitalloc/jt_open/enable", "0"));
+
+	ASSERT_LT(0, jt_read(JT_TRACEFS "/kprobe_profile", buf, sizeof(buf)));
+	line = strstr(buf, "jt_open");
+	ASSERT_NE(NULL, line);
+	n = sscanf(line, "jt_open %ld", &hits);
+	ASSERT_EQ(1, n);
+	EXPECT_LE(10, hits);
+
+	EXPECT_EQ(0, jt_append(events, "-:jitalloc/jt_open\n"));
+}
+
+TEST(ftrace_instance_filter)
+{
+	const char *inst = JT_TRACEFS "/instances/jitalloc";
+	char path[256];
+	static char buf[1 << 16];
+	int i;
+
+	rmdir(inst);
+	ASSERT_EQ(0, mkdir(inst, 0755));
+	snprintf(path, sizeof(path), "%s/set_ftrace_filter", inst);
+	ASSERT_EQ(0, jt_write(path, PROBE_FUNC));
+	snprintf(path, sizeof(path), "%s/current_tracer", inst);
+	ASSERT_EQ(0, jt_write(path, "function"));
+	for (i = 0; i < 10; i++)
+		open_something();
+	ASSERT_EQ(0, jt_write(path, "nop"));
+
+	snprintf(path, sizeof(path), "%s/trace", inst);
+	ASSERT_LT(0, jt_read(path, buf, sizeof(buf)));
+	EXPECT_NE(NULL, strstr(buf, PROBE_FUNC));
+	EXPECT_EQ(0, rmdir(inst));
+}
+
+TEST(bpf_programs_jit_and_run)
+{
+	int fds[64], i;
+
+	for (i = 0; i < 64; i++) {
+		fds[i] = jt_bpf_load(1000 + i, i * 4);
+		ASSERT_LE(0, fds[i]) TH_LOG("prog %d: %s", i, strerror(errno));
+	}
+	for (i = 0; i < 64; i++) {
+		EXPECT_LT(0, jt_bpf_jited_len(fds[i])) TH_LOG("prog %d not JITed", i);
+		EXPECT_EQ(1000 + i, jt_bpf_run(fds[i]));
+	}
+	for (i = 0; i < 64; i++)
+		close(fds[i]);
+}
+
+TEST(no_wx_mapping_after_users)
+{
+	struct jt_pt_summary s;
+
+	ASSERT_EQ(0, jt_pt_scan(&s));
+	EXPECT_EQ(0, s.wx_lines) TH_LOG("W+X mapping at 0x%lx", s.wx_first);
+}
+
+TEST_HARNESS_MAIN

@@ -1,0 +1,284 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the jitalloc selftest and the bench workload: page
+ * table dumps, tracefs, raw bpf(2) and module loading.  Everything here
+ * talks to the kernel through its stable user interfaces only.
+ */
+#ifndef JITALLOC_UTIL_H
+#define JITALLOC_UTIL_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/syscall.h>
+#include <linux/bpf.h>
+
+#ifndef ARRAY_SIZE
+#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#endif
+
+#define JT_DEBUGFS	"/sys/kernel/debug"
+#define JT_TRACEFS	"/sys/kernel/tracing"
+
+static const char * const jt_ptdump_files[] = {
+	JT_DEBUGFS "/page_tables/kernel",	/* x86 */
+	JT_DEBUGFS "/kernel_page_tables",	/* arm64 */
+};
+
+static inline const char *jt_ptdump_path(void)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(jt_ptdump_files); i++)
+		if (access(jt_ptdump_files[i], R_OK) == 0)
+			return jt_ptdump_files[i];
+	return NULL;
+}
+
+/* One leaf line of a ptdump file. */
+struct jt_pt_entry {
+	unsigned long start, end;
+	unsigned long level_size;	/* bytes one entry at this level maps */
+	int writable, exec;
+};
+
+/*
+ * Parse one ptdump line.  x86:
+ *   0xffffffffc0000000-0xffffffffc0002000    8K   ro   x  pte
+ * arm64:
+ *   0xffff800008000000-0xffff800008010000   64K PTE   ro x  SHD AF ...
+ * Returns 1 for a present leaf mapping, 0 for anything else.
+ */
+static inline int jt_pt_parse(const char *line, struct jt_pt_entry *e)
+{
+	char tok[64];
+	const char *p;
+	int n, have_perm = 0;
+
+	if (sscanf(line, "0x%lx-0x%lx%n", &e->start, &e->end, &n) != 2)
+		return 0;
+	e->level_size = 0;
+	e->writable = 0;
+	e->exec = 0;
+	for (p = line + n; sscanf(p, "%63s%n", tok, &n) == 1; p += n) {
+		if (!strcmp(tok, "RW") || !strcmp(tok, "ro")) {
+			e->writable = tok[0] == 'R';
+			have_perm = 1;
+		} else if (!strcmp(tok, "x")) {
+			e->exec = 1;
+		} else if (!strcasecmp(tok, "pte")) {
+			e->level_size = 4096;
+		} else if (!strcasecmp(tok, "pmd")) {
+			e->level_size = 2UL << 20;
+		} else if (!strcasecmp(tok, "pud")) {
+			e->level_size = 1UL << 30;
+		}
+	}
+	/* arm64 prints the level before the size-less "PGD" etc. */
+	if (!have_perm || !e->level_size)
+		return 0;
+	return 1;
+}
+
+/* Totals over every present leaf of the kernel page tables. */
+struct jt_pt_summary {
+	long exec_entries;	/* translations mapping executable memory */
+	long exec_pmd;		/* ... of which PMD-level */
+	long wx_lines;		/* mappings both writable and executable */
+	unsigned long wx_first;	/* start of the first W+X mapping */
+};
+
+static inline int jt_pt_scan(struct jt_pt_summary *s)
+{
+	const char *path = jt_ptdump_path();
+	struct jt_pt_entry e;
+	char line[512];
+	FILE *f;
+
+	memset(s, 0, sizeof(*s));
+	if (!path)
+		return -ENOENT;
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (!jt_pt_parse(line, &e) || !e.exec)
+			continue;
+		s->exec_entries += (e.end - e.start) / e.level_size;
+		if (e.level_size == (2UL << 20))
+			s->exec_pmd += (e.end - e.start) / e.level_size;
+		if (e.writable && !s->wx_lines++)
+			s->wx_first = e.start;
+	}
+	fclose(f);
+	return 0;
+}
+
+/* The leaf mapping that covers @addr, or -ENOENT. */
+static inline int jt_pt_lookup(unsigned long addr, struct jt_pt_entry *out)
+{
+	const char *path = jt_ptdump_path();
+	char line[512];
+	int ret = -ENOENT;
+	FILE *f;
+
+	if (!path)
+		return -ENOENT;
+	f = fopen(path, "r");
+	if (!f)
+		return -errno;
+	while (fgets(line, sizeof(line), f)) {
+		if (jt_pt_parse(line, out) && addr >= out->start && addr < out->end) {
+			ret = 0;
+			break;
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
+static inline int jt_write(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_TRUNC);
+	ssize_t len = strlen(val), n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, len);
+	close(fd);
+	return n == len ? 0 : (n < 0 ? -errno : -EIO);
+}
+
+static inline int jt_append(const char *path, const char *val)
+{
+	int fd = open(path, O_WRONLY | O_APPEND);
+	ssize_t len = strlen(val), n;
+
+	if (fd < 0)
+		return -errno;
+	n = write(fd, val, len);
+	close(fd);
+	return n == len ? 0 : (n < 0 ? -errno : -EIO);
+}
+
+/* Read a whole small file into @buf; returns its length or -errno. */
+static inline long jt_read(const char *path, char *buf, size_t size)
+{
+	int fd = open(path, O_RDONLY);
+	size_t total = 0;
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	while (total + 1 < size && (n = read(fd, buf + total, size - 1 - total)) > 0)
+		total += n;
+	close(fd);
+	buf[total] = '\0';
+	return total;
+}
+
+/* Value of "key N" or "key: N kB" in a file such as /proc/vmstat. */
+static inline long jt_read_key(const char *path, const char *key)
+{
+	char line[256], name[128];
+	long val = -1, v;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%127[^: ]%*[: ]%ld", name, &v) == 2 && !strcmp(name, key)) {
+			val = v;
+			break;
+		}
+	}
+	fclose(f);
+	return val;
+}
+
+static inline long jt_bpf(int cmd, union bpf_attr *attr)
+{
+	return syscall(__NR_bpf, cmd, attr, sizeof(*attr));
+}
+
+/*
+ * Load a socket filter "r0 = @ret; r0 += @pad_len x 1 ...; exit", padded so
+ * programs of different sizes can be had; JIT is always on in our configs.
+ */
+static inline int jt_bpf_load(int ret, int pad)
+{
+	struct bpf_insn insns[1 + 512 + 1];
+	union bpf_attr attr;
+	int i, n = 0;
+
+	if (pad > 512)
+		pad = 512;
+	insns[n++] = (struct bpf_insn){ .code = BPF_ALU64 | BPF_MOV | BPF_K,
+					.dst_reg = BPF_REG_0, .imm = ret - pad };
+	for (i = 0; i < pad; i++)
+		insns[n++] = (struct bpf_insn){ .code = BPF_ALU64 | BPF_ADD | BPF_K,
+						.dst_reg = BPF_REG_0, .imm = 1 };
+	insns[n++] = (struct bpf_insn){ .code = BPF_JMP | BPF_EXIT };
+
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_type = BPF_PROG_TYPE_SOCKET_FILTER;
+	attr.insns = (unsigned long)insns;
+	attr.insn_cnt = n;
+	attr.license = (unsigned long)"GPL";
+	return jt_bpf(BPF_PROG_LOAD, &attr);
+}
+
+/* Bytes of JITed code behind @fd, or -errno. */
+static inline long jt_bpf_jited_len(int fd)
+{
+	struct bpf_prog_info info;
+	union bpf_attr attr;
+
+	memset(&info, 0, sizeof(info));
+	memset(&attr, 0, sizeof(attr));
+	attr.info.bpf_fd = fd;
+	attr.info.info_len = sizeof(info);
+	attr.info.info = (unsigned long)&info;
+	if (jt_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr))
+		return -errno;
+	return info.jited_prog_len;
+}
+
+/* Run the program once on a dummy packet; returns its return value. */
+static inline long jt_bpf_run(int fd)
+{
+	unsigned char pkt[64] = { 0 };
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.test.prog_fd = fd;
+	attr.test.data_in = (unsigned long)pkt;
+	attr.test.data_size_in = sizeof(pkt);
+	attr.test.repeat = 1;
+	if (jt_bpf(BPF_PROG_TEST_RUN, &attr))
+		return -errno;
+	return attr.test.retval;
+}
+
+static inline int jt_module_load(const char *path, const char *params)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
+
+	if (fd < 0)
+		return -errno;
+	ret = syscall(__NR_finit_module, fd, params, 0);
+	if (ret)
+		ret = -errno;
+	close(fd);
+	return ret;
+}
+
+static inline int jt_module_unload(const char *name)
+{
+	return syscall(__NR_delete_module, name, O_NONBLOCK) ? -errno : 0;
+}
+
+#endif /* JITALLOC_UTIL_H */

@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jitalloc_testmod - a module whose layout exercises the module loader's
+ * use of jitalloc: code calling through relocated function pointers, a
+ * static key, read-only data, __ro_after_init data and writable data.
+ *
+ * On load it checks that all of them work and publishes the result in
+ * /sys/module/jitalloc_testmod/parameters/selfcheck ("ok" or the first
+ * failure); the selftest reads that file and the page-table protections
+ * of the module's sections.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/jump_label.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+
+static char selfcheck[32] = "not run";
+module_param_string(selfcheck, selfcheck, sizeof(selfcheck), 0444);
+
+static const char jt_rodata[] = "jitalloc-testmod-rodata";
+static int jt_data = 41;
+static int jt_ro_after_init __ro_after_init;
+static DEFINE_STATIC_KEY_FALSE(jt_key);
+
+static noinline int jt_add(int a, int b)
+{
+	return a + b;
+}
+
+static noinline int jt_mul(int a, int b)
+{
+	return a * b;
+}
+
+/* Function pointers in data need relocations against module text. */
+static int (*jt_ops[])(int, int) = { jt_add, jt_mul };
+
+static noinline int jt_keyed(void)
+{
+	if (static_branch_unlikely(&jt_key))
+		return 2;
+	return 1;
+}
+
+static const char *jt_check(void)
+{
+	if (jt_ops[0](2, 3) != 5 || jt_ops[1](2, 3) != 6)
+		return "call";
+	if (jt_rodata[0] != 'j' || strlen(jt_rodata) != 23)
+		return "rodata";
+	jt_data++;
+	if (jt_data != 42)
+		return "data";
+	jt_ro_after_init = 7;
+	if (jt_keyed() != 1)
+		return "key-off";
+	static_branch_enable(&jt_key);
+	if (jt_keyed() != 2)
+		return "key-on";
+	static_branch_disable(&jt_key);
+	return "ok";
+}
+
+static int __init jitalloc_testmod_init(void)
+{
+	strscpy(selfcheck, jt_check(), sizeof(selfcheck));
+	if (strcmp(selfcheck, "ok"))
+		pr_err("self check failed: %s\n", selfcheck);
+	return 0;
+}
+
+static void __exit jitalloc_testmod_exit(void)
+{
+}
+
+module_init(jitalloc_testmod_init);
+module_exit(jitalloc_testmod_exit);
+MODULE_DESCRIPTION("jitalloc test module");
+MODULE_LICENSE("GPL");
