@@ -127,11 +127,13 @@ TEST(ftrace_instance_filter)
 	ASSERT_EQ(0, jt_write(path, "function"));
 	for (i = 0; i < 10; i++)
 		open_something();
-	ASSERT_EQ(0, jt_write(path, "nop"));
 
+	/* read before switching tracers: that clears the buffer */
 	snprintf(path, sizeof(path), "%s/trace", inst);
 	ASSERT_LT(0, jt_read(path, buf, sizeof(buf)));
 	EXPECT_NE(NULL, strstr(buf, PROBE_FUNC));
+	snprintf(path, sizeof(path), "%s/current_tracer", inst);
+	EXPECT_EQ(0, jt_write(path, "nop"));
 	EXPECT_EQ(0, rmdir(inst));
 }
 

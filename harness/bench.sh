@@ -1,0 +1,26 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# make bench: the same workload on stock 6.1 and on the patched kernel,
+# both built from the same fragments and booted in this one run; prints
+# both sides and their ratio.
+# Usage: harness/bench.sh [ARCH]
+. "$(dirname "$0")/lib.sh"
+
+arch=${1:-x86_64}
+check_arch "$arch"
+"$TOP/harness/deps.sh" "$arch" || exit 1
+"$TOP/harness/fetch.sh" || exit 1
+"$TOP/harness/apply.sh" || exit 1
+for v in stock default; do
+	"$TOP/harness/build.sh" "$arch" "$v" || exit 1
+	"$TOP/harness/initramfs.sh" "$arch" "$v" || exit 1
+done
+for v in stock default; do
+	"$TOP/harness/boot.sh" "$arch" "$v" bench || exit 1
+done
+mkdir -p "$BUILD/bench"
+out=$BUILD/bench/$arch-$(date +%Y%m%d-%H%M%S).txt
+python3 "$TOP/harness/bench_report.py" \
+	"$LOGS/console-$arch-stock-bench.log" "$LOGS/console-$arch-default-bench.log" |
+	tee "$out"
+echo "(saved in ${out#$TOP/})"

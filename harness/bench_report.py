@@ -1,0 +1,66 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Side-by-side report of two jitload runs (stock vs jitalloc).
+
+usage: bench_report.py STOCK_CONSOLE PATCHED_CONSOLE
+
+Reads "### metric <phase> <key> <value>" lines and prints, per metric,
+both values and patched/stock; for page-table and direct-map figures also
+the growth from "before" to "loaded", which is what the workload cost.
+"""
+import re
+import sys
+
+METRIC = re.compile(r'### metric (\S+) (\S+) (-?\d+)')
+GROWTH = ['exec_translations', 'exec_pmd', 'direct_map_level2_splits',
+          'directmap4k_kb', 'jit_vmalloc_bytes', 'ftrace_trampolines']
+
+
+def read(path):
+    vals = {}
+    with open(path, errors='replace') as f:
+        for line in f:
+            m = METRIC.search(line)
+            if m:
+                vals[(m.group(1), m.group(2))] = int(m.group(3))
+    if not vals:
+        sys.exit(f'bench_report: no metrics in {path}: did jitload run?')
+    return vals
+
+
+def ratio(a, b):
+    if a is None or b is None:
+        return 'n/a'
+    if a == 0:
+        return 'equal' if b == 0 else 'inf'
+    return f'{b / a:.3f}'
+
+
+def row(name, a, b):
+    fmt = lambda v: '-' if v is None else str(v)
+    print(f'{name:44} {fmt(a):>12} {fmt(b):>12} {ratio(a, b):>9}')
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    stock, patched = read(sys.argv[1]), read(sys.argv[2])
+    print(f'{"metric":44} {"stock":>12} {"jitalloc":>12} {"ratio":>9}')
+    for key in GROWTH:
+        for phase in ('loaded', 'after'):
+            a0, b0 = stock.get(('before', key)), patched.get(('before', key))
+            a1, b1 = stock.get((phase, key)), patched.get((phase, key))
+            da = None if a0 is None or a1 is None else a1 - a0
+            db = None if b0 is None or b1 is None else b1 - b0
+            row(f'{key} growth before->{phase}', da, db)
+    for (phase, key) in sorted(set(stock) | set(patched)):
+        if phase == 'timed':
+            row(f'{key}', stock.get((phase, key)), patched.get((phase, key)))
+    for side, vals in (('stock', stock), ('jitalloc', patched)):
+        wx = [v for (p, k), v in vals.items() if k == 'wx_mappings' and v]
+        if wx:
+            print(f'{side}: W+X mappings seen: {wx}')
+
+
+if __name__ == '__main__':
+    main()
