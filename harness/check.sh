@@ -47,7 +47,7 @@ checkpatch_patch() {
 
 kerneldoc() {
 	local out
-	out=$(perl "$kd" -none -Wall "$1" 2>&1)
+	out=$(perl "$kd" -none "$1" 2>&1)
 	echo "$out"
 	[ -z "$out" ]
 }

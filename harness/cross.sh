@@ -1,0 +1,95 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# Compile-test the series on architectures we do not boot: for each, a
+# defconfig-based kernel (plus MODULES=n where kprobes must survive it) is
+# configured and the files the series touches for that arch, plus the core,
+# are compiled with Debian's cross compiler.
+# Usage: harness/cross.sh [ARCH...]   (default: every arch below)
+# loongarch and nios2 have no Debian cross compiler and are reported so.
+. "$(dirname "$0")/lib.sh"
+
+declare -A CROSS=(
+	[arm]=arm-linux-gnueabihf-
+	[mips]=mips-linux-gnu-
+	[powerpc]=powerpc64le-linux-gnu-
+	[riscv]=riscv64-linux-gnu-
+	[s390]=s390x-linux-gnu-
+	[sparc]=sparc64-linux-gnu-
+	[parisc]=hppa-linux-gnu-
+)
+declare -A DEFCONFIG=(
+	[arm]=multi_v7_defconfig
+	[mips]=malta_defconfig
+	[powerpc]=ppc64le_defconfig
+	[riscv]=defconfig
+	[s390]=defconfig
+	[sparc]=sparc64_defconfig
+	[parisc]=generic-64bit_defconfig
+)
+declare -A PKG=(
+	[arm]=gcc-arm-linux-gnueabihf [mips]=gcc-mips-linux-gnu
+	[powerpc]=gcc-powerpc64le-linux-gnu [riscv]=gcc-riscv64-linux-gnu
+	[s390]=gcc-s390x-linux-gnu [sparc]=gcc-sparc64-linux-gnu
+	[parisc]=gcc-hppa-linux-gnu
+)
+UNAVAILABLE="loongarch nios2"
+
+arches=${*:-"${!CROSS[*]}"}
+"$TOP/harness/fetch.sh" >/dev/null || exit 1
+"$TOP/harness/apply.sh" || exit 1
+
+missing=
+for a in $arches; do
+	case " $UNAVAILABLE " in *" $a "*) continue ;; esac
+	[ -n "${CROSS[$a]}" ] || die "unknown cross arch '$a' (known: ${!CROSS[*]})"
+	command -v "${CROSS[$a]}gcc" >/dev/null || missing="$missing ${PKG[$a]}"
+done
+if [ -n "$missing" ]; then
+	[ "$(id -u)" = 0 ] || die "missing cross compilers:$missing"
+	apt-get install -y -q $missing >"$LOGS/apt-cross.log" 2>&1 ||
+		die "could not install:$missing (log: build/logs/apt-cross.log)"
+fi
+
+# Objects that hold the series' code for ARCH (those that exist).
+objects_for() {
+	local a=$1 o
+	for o in mm/jitalloc.o kernel/module/main.o kernel/kprobes.o kernel/bpf/core.o \
+		 arch/$a/mm/jitalloc.o arch/$a/mm/init.o arch/$a/kernel/module.o \
+		 arch/$a/kernel/kprobes.o arch/$a/kernel/ftrace.o arch/$a/net/bpf_jit_comp.o \
+		 arch/$a/net/bpf_jit_comp32.o arch/$a/net/bpf_jit_comp64.o arch/$a/net/bpf_jit_core.o \
+		 arch/$a/mm/mem.o arch/$a/kernel/probes/kprobes.o; do
+		[ -f "$SRC_PATCHED/${o%.o}.c" ] && echo "$o"
+	done
+}
+
+pass=0 fail=0
+for a in $arches; do
+	case " $UNAVAILABLE " in *" $a "*)
+		echo "cross $a: no Debian cross compiler, not compile-tested"; continue ;;
+	esac
+	for variant in modules nomodules; do
+		O=$OUT/cross-$a-$variant
+		log=$LOGS/cross-$a-$variant.log
+		: >"$log"
+		mkdir -p "$O"
+		km() { make -C "$SRC_PATCHED" O="$O" ARCH="$a" CROSS_COMPILE="${CROSS[$a]}" "$@"; }
+		cfg() {
+			km "${DEFCONFIG[$a]}" &&
+			if [ $variant = nomodules ]; then
+				"$SRC_PATCHED/scripts/config" --file "$O/.config" -d MODULES -e KPROBES
+			else
+				"$SRC_PATCHED/scripts/config" --file "$O/.config" -e MODULES -e KPROBES
+			fi &&
+			km olddefconfig
+		}
+		objs=$(objects_for "$a")
+		if stage "cross $a-$variant config" "$log" cfg &&
+		   stage "cross $a-$variant compile" "$log" km -j"$(nproc)" $objs; then
+			pass=$((pass + 1))
+		else
+			fail=$((fail + 1))
+		fi
+	done
+done
+echo "cross: $pass passed, $fail failed"
+[ $fail -eq 0 ]

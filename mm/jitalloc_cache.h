@@ -1,0 +1,88 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * jitalloc_cache: PMD-sized read-only-executable pages carved into chunks.
+ *
+ * Internal to mm/: the jit API (mm/jitalloc.c) feeds requests for text in
+ * ranges the architecture marked cacheable to these pools and falls back to
+ * its page-granular path when a pool cannot serve them.  See the comment at
+ * the top of mm/jitalloc_cache.c for the design.
+ */
+#ifndef _MM_JITALLOC_CACHE_H
+#define _MM_JITALLOC_CACHE_H
+
+#include <linux/jitalloc.h>
+#include <linux/types.h>
+
+/**
+ * enum jit_cache_user - who allocated a chunk, for statistics only
+ * @JIT_CACHE_USER_OTHER: any other user of jit_text_alloc()
+ * @JIT_CACHE_USER_BPF: BPF programs, trampolines and dispatchers
+ * @JIT_CACHE_USER_KPROBES: kprobes instruction slots
+ * @JIT_CACHE_USER_FTRACE: ftrace trampolines
+ * @JIT_CACHE_USER_MODULES: module text
+ * @JIT_CACHE_USER_NR: number of users
+ */
+enum jit_cache_user {
+	JIT_CACHE_USER_OTHER,
+	JIT_CACHE_USER_BPF,
+	JIT_CACHE_USER_KPROBES,
+	JIT_CACHE_USER_FTRACE,
+	JIT_CACHE_USER_MODULES,
+	JIT_CACHE_USER_NR,
+};
+
+struct jit_cache_pool;
+
+/**
+ * struct jit_cache_stats - a snapshot of one pool's counters
+ * @huge_pages: PMD-sized pages held, in use or spare
+ * @spare_pages: fully free huge pages kept for reuse
+ * @fallback_pages: 4 KiB pages of live allocations the pool could not serve
+ * @chunks_total: chunks in all huge pages
+ * @chunks_used: chunks handed out
+ * @largest_free_run: longest run of free chunks in any one huge page
+ * @bytes_in_use: bytes handed out per &enum jit_cache_user, rounded to chunks
+ * @allocs: successful allocations from huge pages
+ * @frees: frees back into huge pages
+ * @fallbacks: requests passed to the page-granular path
+ * @reclaims: huge pages given back to vmalloc
+ * @high_water: most bytes in use at any time
+ */
+struct jit_cache_stats {
+	unsigned long huge_pages;
+	unsigned long spare_pages;
+	unsigned long fallback_pages;
+	unsigned long chunks_total;
+	unsigned long chunks_used;
+	unsigned long largest_free_run;
+	unsigned long bytes_in_use[JIT_CACHE_USER_NR];
+	unsigned long allocs;
+	unsigned long frees;
+	unsigned long fallbacks;
+	unsigned long reclaims;
+	unsigned long high_water;
+};
+
+struct jit_cache_pool *jit_cache_pool_create(const char *name,
+					     const struct jit_address_space *as,
+					     bool kasan_shadow,
+					     unsigned int grace_ms);
+void jit_cache_pool_destroy(struct jit_cache_pool *pool);
+void *jit_cache_alloc(struct jit_cache_pool *pool, size_t len,
+		      enum jit_cache_user user);
+int jit_cache_free(void *addr);
+int jit_cache_check_update(const void *addr, size_t len);
+void jit_cache_note_fallback(struct jit_cache_pool *pool, size_t len,
+			     bool alloc);
+void jit_cache_get_stats(struct jit_cache_pool *pool,
+			 struct jit_cache_stats *stats);
+unsigned long jit_cache_reclaim(struct jit_cache_pool *pool, bool spare);
+void jit_cache_flush(struct jit_cache_pool *pool);
+
+/* Architecture hooks, provided by arch/<arch>/mm/jitalloc.c */
+void jit_arch_fill_trap(void *dst, size_t len);
+void jit_arch_poke_trap(void *dst, size_t len);
+void jit_arch_poke_copy(void *dst, const void *src, size_t len);
+void jit_arch_protect_alias(void *addr, size_t len, bool protect);
+
+#endif /* _MM_JITALLOC_CACHE_H */

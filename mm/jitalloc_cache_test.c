@@ -1,0 +1,448 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit tests for mm/jitalloc_cache.c.
+ *
+ * Each case makes its own pool in the vmalloc range, so the counters it
+ * checks are its own and the pools the kernel uses are not disturbed.
+ * Protections and mapping levels are read back from the page tables, not
+ * taken from the allocator's word.
+ */
+#include <kunit/test.h>
+#include <linux/delay.h>
+#include <linux/jitalloc.h>
+#include <linux/kthread.h>
+#include <linux/mm.h>
+#include <linux/pgtable.h>
+#include <linux/prandom.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+
+#include "jitalloc_cache.h"
+
+#define TEST_GRACE_MS	20
+
+/* Bad-input cases warn on purpose; the boot harness skips these lines. */
+#define EXPECT_WARNING_BEGIN() pr_info("jitalloc-test: expected warning begin\n")
+#define EXPECT_WARNING_END() pr_info("jitalloc-test: expected warning end\n")
+
+static struct jit_cache_pool *test_pool(struct kunit *test, unsigned long start,
+					unsigned long end, unsigned int grace_ms)
+{
+	struct jit_address_space as = {
+		.pgprot = PAGE_KERNEL_ROX,
+		.start = start,
+		.end = end,
+	};
+	struct jit_cache_pool *pool;
+
+	pool = jit_cache_pool_create(test->name, &as, false, grace_ms);
+	KUNIT_ASSERT_NOT_NULL(test, pool);
+	test->priv = pool;
+	return pool;
+}
+
+static struct jit_cache_pool *vmalloc_pool(struct kunit *test)
+{
+	return test_pool(test, VMALLOC_START, VMALLOC_END, TEST_GRACE_MS);
+}
+
+static void cache_test_exit(struct kunit *test)
+{
+	if (test->priv)
+		jit_cache_pool_destroy(test->priv);
+}
+
+static struct jit_cache_stats stats_of(struct jit_cache_pool *pool)
+{
+	struct jit_cache_stats s;
+
+	jit_cache_flush(pool);
+	jit_cache_get_stats(pool, &s);
+	return s;
+}
+
+/* Does [p, p + len) hold nothing but the arch's trapping instructions? */
+static bool all_traps(struct kunit *test, const void *p, size_t len)
+{
+	void *want = kunit_kmalloc(test, len, GFP_KERNEL);
+	bool ret;
+
+	if (!want)
+		return false;
+	jit_arch_fill_trap(want, len);
+	ret = !memcmp(want, p, len);
+	kunit_kfree(test, want);
+	return ret;
+}
+
+struct leaf {
+	bool present, pmd, writable, exec;
+};
+
+/* Read the kernel page table entry that maps @addr. */
+static struct leaf leaf_of(unsigned long addr)
+{
+	struct leaf l = { };
+#ifdef CONFIG_X86
+	unsigned int level;
+	pte_t *pte = lookup_address(addr, &level);
+
+	if (!pte || !pte_present(*pte))
+		return l;
+	l.present = true;
+	l.pmd = level == PG_LEVEL_2M;
+	l.writable = pte_flags(*pte) & _PAGE_RW;
+	l.exec = !(pte_flags(*pte) & _PAGE_NX);
+#else
+	pgd_t *pgd = pgd_offset_k(addr);
+	p4d_t *p4d;
+	pud_t *pud;
+	pmd_t *pmd;
+	pte_t pte;
+
+	if (pgd_none(*pgd))
+		return l;
+	p4d = p4d_offset(pgd, addr);
+	if (p4d_none(*p4d))
+		return l;
+	pud = pud_offset(p4d, addr);
+	if (pud_none(*pud) || pud_leaf(*pud))
+		return l;
+	pmd = pmd_offset(pud, addr);
+	if (!pmd_present(*pmd))
+		return l;
+	if (pmd_leaf(*pmd)) {
+		l.pmd = true;
+		pte = pmd_pte(*pmd);
+	} else {
+		pte = *pte_offset_kernel(pmd, addr);
+		if (!pte_present(pte))
+			return l;
+	}
+	l.present = true;
+	l.writable = pte_write(pte);
+#ifdef CONFIG_ARM64
+	l.exec = !(pte_val(pte) & PTE_PXN);
+#endif
+#endif
+	return l;
+}
+
+static void cache_test_rounding_and_alignment(struct kunit *test)
+{
+	struct jit_cache_pool *pool = vmalloc_pool(test);
+	void *one, *chunk1, *page, *odd;
+
+	one = jit_cache_alloc(pool, 1, JIT_CACHE_USER_OTHER);
+	chunk1 = jit_cache_alloc(pool, 65, JIT_CACHE_USER_BPF);
+	page = jit_cache_alloc(pool, PAGE_SIZE + 1, JIT_CACHE_USER_KPROBES);
+	odd = jit_cache_alloc(pool, 3000, JIT_CACHE_USER_FTRACE);
+	KUNIT_ASSERT_NOT_NULL(test, one);
+	KUNIT_ASSERT_NOT_NULL(test, chunk1);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	KUNIT_ASSERT_NOT_NULL(test, odd);
+
+	KUNIT_EXPECT_TRUE(test, IS_ALIGNED((unsigned long)one, 64));
+	KUNIT_EXPECT_TRUE(test, IS_ALIGNED((unsigned long)chunk1, 64));
+	KUNIT_EXPECT_TRUE(test, IS_ALIGNED((unsigned long)page, PAGE_SIZE));
+	KUNIT_EXPECT_TRUE(test, IS_ALIGNED((unsigned long)odd, 64));
+	/* 1 byte takes one chunk, so the next allocation follows it */
+	KUNIT_EXPECT_PTR_EQ(test, chunk1, one + 64);
+
+	KUNIT_EXPECT_EQ(test, stats_of(pool).bytes_in_use[JIT_CACHE_USER_OTHER], 64UL);
+	KUNIT_EXPECT_EQ(test, stats_of(pool).bytes_in_use[JIT_CACHE_USER_BPF], 128UL);
+	KUNIT_EXPECT_EQ(test, stats_of(pool).bytes_in_use[JIT_CACHE_USER_KPROBES],
+			PAGE_SIZE + 64);
+	KUNIT_EXPECT_EQ(test, stats_of(pool).bytes_in_use[JIT_CACHE_USER_FTRACE], 3008UL);
+	KUNIT_EXPECT_EQ(test, stats_of(pool).huge_pages, 1UL);
+
+	KUNIT_EXPECT_EQ(test, jit_cache_free(one), 0);
+	KUNIT_EXPECT_EQ(test, jit_cache_free(chunk1), 0);
+	KUNIT_EXPECT_EQ(test, jit_cache_free(page), 0);
+	KUNIT_EXPECT_EQ(test, jit_cache_free(odd), 0);
+}
+
+static void cache_test_rox_pmd_mapping(struct kunit *test)
+{
+	struct jit_cache_pool *pool = vmalloc_pool(test);
+	void *p = jit_cache_alloc(pool, 128, JIT_CACHE_USER_OTHER);
+	struct leaf l;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	l = leaf_of((unsigned long)p);
+	KUNIT_EXPECT_TRUE(test, l.present);
+	KUNIT_EXPECT_TRUE(test, l.pmd);
+	KUNIT_EXPECT_FALSE(test, l.writable);
+	KUNIT_EXPECT_TRUE(test, l.exec);
+#ifdef CONFIG_X86
+	/* the direct-map alias must not be a way to write the code */
+	l = leaf_of((unsigned long)page_address(vmalloc_to_page(p)));
+	KUNIT_EXPECT_TRUE(test, l.present);
+	KUNIT_EXPECT_FALSE(test, l.writable);
+	KUNIT_EXPECT_FALSE(test, l.exec);
+#endif
+	KUNIT_EXPECT_EQ(test, jit_cache_free(p), 0);
+}
+
+static void cache_test_trap_fill(struct kunit *test)
+{
+	struct jit_cache_pool *pool = vmalloc_pool(test);
+	u8 code[256];
+	void *p, *q;
+
+	p = jit_cache_alloc(pool, sizeof(code), JIT_CACHE_USER_OTHER);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_TRUE(test, all_traps(test, p, sizeof(code)));
+
+	memset(code, 0x5a, sizeof(code));
+	jit_update_copy(p, code, sizeof(code));
+	KUNIT_EXPECT_EQ(test, memcmp(p, code, sizeof(code)), 0);
+
+	KUNIT_ASSERT_EQ(test, jit_cache_free(p), 0);
+	jit_cache_flush(pool);
+	/* the freed chunks were refilled and are handed out first again */
+	KUNIT_EXPECT_TRUE(test, all_traps(test, p, sizeof(code)));
+	q = jit_cache_alloc(pool, sizeof(code), JIT_CACHE_USER_OTHER);
+	KUNIT_EXPECT_PTR_EQ(test, q, p);
+	KUNIT_EXPECT_TRUE(test, all_traps(test, q, sizeof(code)));
+	KUNIT_EXPECT_EQ(test, jit_cache_free(q), 0);
+}
+
+static void cache_test_reuse(struct kunit *test)
+{
+	struct jit_cache_pool *pool = vmalloc_pool(test);
+	void *p[64];
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(p); i++) {
+		p[i] = jit_cache_alloc(pool, 64 * (i % 8 + 1), JIT_CACHE_USER_BPF);
+		KUNIT_ASSERT_NOT_NULL(test, p[i]);
+	}
+	for (i = 0; i < ARRAY_SIZE(p); i++)
+		KUNIT_EXPECT_EQ(test, jit_cache_free(p[i]), 0);
+	for (i = 0; i < ARRAY_SIZE(p); i++) {
+		p[i] = jit_cache_alloc(pool, 64 * (i % 8 + 1), JIT_CACHE_USER_BPF);
+		KUNIT_ASSERT_NOT_NULL(test, p[i]);
+	}
+	/* everything fit in the first huge page, both times */
+	KUNIT_EXPECT_EQ(test, stats_of(pool).huge_pages, 1UL);
+	KUNIT_EXPECT_EQ(test, stats_of(pool).reclaims, 0UL);
+	for (i = 0; i < ARRAY_SIZE(p); i++)
+		KUNIT_EXPECT_EQ(test, jit_cache_free(p[i]), 0);
+	KUNIT_EXPECT_EQ(test, stats_of(pool).bytes_in_use[JIT_CACHE_USER_BPF], 0UL);
+}
+
+static void cache_test_reclaim_keeps_spare(struct kunit *test)
+{
+	struct jit_cache_pool *pool = vmalloc_pool(test);
+	void *a, *b;
+
+	/* two whole huge pages */
+	a = jit_cache_alloc(pool, PMD_SIZE, JIT_CACHE_USER_MODULES);
+	b = jit_cache_alloc(pool, PMD_SIZE, JIT_CACHE_USER_MODULES);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	KUNIT_EXPECT_EQ(test, stats_of(pool).huge_pages, 2UL);
+
+	KUNIT_EXPECT_EQ(test, jit_cache_free(a), 0);
+	KUNIT_EXPECT_EQ(test, jit_cache_free(b), 0);
+	jit_cache_flush(pool);
+	msleep(TEST_GRACE_MS * 3);
+	jit_cache_flush(pool);
+	/* after the grace period one page went back, the spare stayed */
+	KUNIT_EXPECT_EQ(test, stats_of(pool).huge_pages, 1UL);
+	KUNIT_EXPECT_EQ(test, stats_of(pool).spare_pages, 1UL);
+	KUNIT_EXPECT_EQ(test, stats_of(pool).reclaims, 1UL);
+
+	/* memory pressure takes the spare too */
+	KUNIT_EXPECT_EQ(test, jit_cache_reclaim(pool, true), 1UL);
+	KUNIT_EXPECT_EQ(test, stats_of(pool).huge_pages, 0UL);
+	KUNIT_EXPECT_EQ(test, stats_of(pool).reclaims, 2UL);
+}
+
+static void cache_test_no_huge_page(struct kunit *test)
+{
+	/* a range that cannot hold one PMD: every huge allocation fails */
+	unsigned long start = ALIGN(VMALLOC_START, PMD_SIZE) + PMD_SIZE / 4;
+	struct jit_cache_pool *pool = test_pool(test, start, start + PMD_SIZE / 2,
+						TEST_GRACE_MS);
+	struct jit_cache_stats s;
+
+	KUNIT_EXPECT_NULL(test, jit_cache_alloc(pool, 64, JIT_CACHE_USER_BPF));
+	KUNIT_EXPECT_NULL(test, jit_cache_alloc(pool, PAGE_SIZE, JIT_CACHE_USER_BPF));
+	s = stats_of(pool);
+	KUNIT_EXPECT_EQ(test, s.huge_pages, 0UL);
+	KUNIT_EXPECT_EQ(test, s.allocs, 0UL);
+
+	/* the core's fallback is accounted, and given back */
+	jit_cache_note_fallback(pool, 100, true);
+	KUNIT_EXPECT_EQ(test, stats_of(pool).fallback_pages, 1UL);
+	KUNIT_EXPECT_EQ(test, stats_of(pool).fallbacks, 1UL);
+	jit_cache_note_fallback(pool, 100, false);
+	KUNIT_EXPECT_EQ(test, stats_of(pool).fallback_pages, 0UL);
+}
+
+static void cache_test_bad_requests(struct kunit *test)
+{
+	struct jit_cache_pool *pool = vmalloc_pool(test);
+
+	KUNIT_EXPECT_NULL(test, jit_cache_alloc(pool, 0, JIT_CACHE_USER_OTHER));
+	KUNIT_EXPECT_NULL(test, jit_cache_alloc(pool, PMD_SIZE + 1, JIT_CACHE_USER_OTHER));
+	KUNIT_EXPECT_NULL(test, jit_cache_alloc(pool, 64, JIT_CACHE_USER_NR));
+	KUNIT_EXPECT_EQ(test, stats_of(pool).huge_pages, 0UL);
+}
+
+static void cache_test_bad_free(struct kunit *test)
+{
+	struct jit_cache_pool *pool = vmalloc_pool(test);
+	struct jit_cache_stats before, after;
+	void *p, *q;
+	int ret;
+
+	p = jit_cache_alloc(pool, 128, JIT_CACHE_USER_OTHER);
+	q = jit_cache_alloc(pool, 64, JIT_CACHE_USER_OTHER);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	KUNIT_EXPECT_EQ(test, jit_cache_free(p), 0);
+	before = stats_of(pool);
+
+	EXPECT_WARNING_BEGIN();
+	ret = jit_cache_free(p);		/* double free */
+	KUNIT_EXPECT_EQ(test, ret, -EINVAL);
+	ret = jit_cache_free(q + 32);		/* inside, not a start */
+	KUNIT_EXPECT_EQ(test, ret, -EINVAL);
+	EXPECT_WARNING_END();
+	KUNIT_EXPECT_EQ(test, jit_cache_free(&ret), -ENOENT);	/* not ours */
+
+	after = stats_of(pool);
+	KUNIT_EXPECT_EQ(test, memcmp(&before, &after, sizeof(before)), 0);
+	/* q is intact and still frees */
+	KUNIT_EXPECT_EQ(test, jit_cache_check_update(q, 64), 0);
+	KUNIT_EXPECT_EQ(test, jit_cache_free(q), 0);
+}
+
+static void cache_test_update_bounds(struct kunit *test)
+{
+	struct jit_cache_pool *pool = vmalloc_pool(test);
+	void *p = jit_cache_alloc(pool, 100, JIT_CACHE_USER_OTHER);	/* 128 */
+	void *q = jit_cache_alloc(pool, 64, JIT_CACHE_USER_OTHER);
+	int x;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	KUNIT_EXPECT_EQ(test, jit_cache_check_update(p, 128), 0);
+	KUNIT_EXPECT_EQ(test, jit_cache_check_update(p + 64, 64), 0);
+	KUNIT_EXPECT_EQ(test, jit_cache_check_update(p + 64, 65), -EINVAL);
+	KUNIT_EXPECT_EQ(test, jit_cache_check_update(p, 192), -EINVAL);
+	KUNIT_EXPECT_EQ(test, jit_cache_check_update(q + 64, 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, jit_cache_check_update(&x, 1), -ENOENT);
+	KUNIT_EXPECT_EQ(test, jit_cache_free(p), 0);
+	/* freed memory may not be written */
+	KUNIT_EXPECT_EQ(test, jit_cache_check_update(p, 1), -EINVAL);
+	KUNIT_EXPECT_EQ(test, jit_cache_free(q), 0);
+}
+
+struct stress_arg {
+	struct jit_cache_pool *pool;
+	struct completion done;
+	u32 seed;
+	int errors;
+};
+
+#define STRESS_THREADS	4
+#define STRESS_ROUNDS	300
+#define STRESS_LIVE	16
+
+/* Allocate and free at random, checking no one else wrote our memory. */
+static int stress_thread(void *data)
+{
+	struct stress_arg *arg = data;
+	struct rnd_state rnd;
+	void *live[STRESS_LIVE] = { };
+	size_t len[STRESS_LIVE];
+	u8 tag[512];
+	int i, slot;
+
+	prandom_seed_state(&rnd, arg->seed);
+	memset(tag, arg->seed & 0xff, sizeof(tag));
+	for (i = 0; i < STRESS_ROUNDS; i++) {
+		slot = prandom_u32_state(&rnd) % STRESS_LIVE;
+		if (live[slot]) {
+			if (memcmp(live[slot], tag, len[slot]))
+				arg->errors++;
+			if (jit_cache_free(live[slot]))
+				arg->errors++;
+			live[slot] = NULL;
+			continue;
+		}
+		len[slot] = 1 + prandom_u32_state(&rnd) % sizeof(tag);
+		live[slot] = jit_cache_alloc(arg->pool, len[slot],
+					     JIT_CACHE_USER_OTHER);
+		if (!live[slot]) {
+			arg->errors++;
+			continue;
+		}
+		jit_update_copy(live[slot], tag, len[slot]);
+	}
+	for (slot = 0; slot < STRESS_LIVE; slot++) {
+		if (!live[slot])
+			continue;
+		if (memcmp(live[slot], tag, len[slot]))
+			arg->errors++;
+		if (jit_cache_free(live[slot]))
+			arg->errors++;
+	}
+	complete(&arg->done);
+	return 0;
+}
+
+static void cache_test_concurrent(struct kunit *test)
+{
+	struct jit_cache_pool *pool = vmalloc_pool(test);
+	struct stress_arg args[STRESS_THREADS];
+	struct jit_cache_stats s;
+	struct task_struct *t;
+	int i;
+
+	for (i = 0; i < STRESS_THREADS; i++) {
+		args[i].pool = pool;
+		args[i].seed = 0x11 * (i + 1);
+		args[i].errors = 0;
+		init_completion(&args[i].done);
+		t = kthread_run(stress_thread, &args[i], "jitcache-test/%d", i);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	}
+	for (i = 0; i < STRESS_THREADS; i++) {
+		wait_for_completion(&args[i].done);
+		KUNIT_EXPECT_EQ(test, args[i].errors, 0);
+	}
+	s = stats_of(pool);
+	KUNIT_EXPECT_EQ(test, s.allocs, s.frees);
+	KUNIT_EXPECT_EQ(test, s.bytes_in_use[JIT_CACHE_USER_OTHER], 0UL);
+	KUNIT_EXPECT_EQ(test, s.chunks_used, 0UL);
+	KUNIT_EXPECT_GT(test, s.high_water, 0UL);
+}
+
+static struct kunit_case jitalloc_cache_test_cases[] = {
+	KUNIT_CASE(cache_test_rounding_and_alignment),
+	KUNIT_CASE(cache_test_rox_pmd_mapping),
+	KUNIT_CASE(cache_test_trap_fill),
+	KUNIT_CASE(cache_test_reuse),
+	KUNIT_CASE(cache_test_reclaim_keeps_spare),
+	KUNIT_CASE(cache_test_no_huge_page),
+	KUNIT_CASE(cache_test_bad_requests),
+	KUNIT_CASE(cache_test_bad_free),
+	KUNIT_CASE(cache_test_update_bounds),
+	KUNIT_CASE(cache_test_concurrent),
+	{}
+};
+
+static struct kunit_suite jitalloc_cache_test_suite = {
+	.name = "jitalloc_cache",
+	.exit = cache_test_exit,
+	.test_cases = jitalloc_cache_test_cases,
+};
+
+kunit_test_suite(jitalloc_cache_test_suite);
+
+MODULE_LICENSE("GPL");
