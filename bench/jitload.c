@@ -26,7 +26,7 @@
 
 struct opts {
 	int bpf, kprobes, ftrace, modules, time_modules;
-	const char *module;
+	const char *module, *bench_module;
 };
 
 static int failures;
@@ -263,6 +263,7 @@ int main(int argc, char **argv)
 		{ "modules", required_argument, NULL, 'm' },
 		{ "module", required_argument, NULL, 'M' },
 		{ "time-modules", required_argument, NULL, 't' },
+		{ "bench-module", required_argument, NULL, 'B' },
 		{ }
 	};
 	struct opts o = { .module = "/jitalloc/jitalloc_testmod.ko" };
@@ -277,8 +278,9 @@ int main(int argc, char **argv)
 		case 'm': o.modules = atoi(optarg); break;
 		case 'M': o.module = optarg; break;
 		case 't': o.time_modules = atoi(optarg); break;
+		case 'B': o.bench_module = optarg; break;
 		default:
-			fprintf(stderr, "usage: jitload [--bpf N] [--kprobes N] [--ftrace N] [--modules N] [--module KO] [--time-modules N]\n");
+			fprintf(stderr, "usage: jitload [--bpf N] [--kprobes N] [--ftrace N] [--modules N] [--module KO] [--time-modules N] [--bench-module KO]\n");
 			return 2;
 		}
 	}
@@ -335,6 +337,11 @@ int main(int argc, char **argv)
 		metric("timed", "module_cycles", i);
 		metric("timed", "module_cycle_us", (long)(t * 1e6 / (i ? i : 1)));
 	}
+
+	/* the bench module prints its figures and refuses to stay loaded */
+	if (o.bench_module && have_modules &&
+	    jt_module_load(o.bench_module, "") != -EAGAIN)
+		fail("bench module %s did not run", o.bench_module);
 
 	printf("jitload: %s (%d errors)\n", failures ? "FAILED" : "done", failures);
 	return failures ? 1 : 0;

@@ -71,13 +71,15 @@ targets="$(basename "$(kimage "$arch")")"
 grep -q '^CONFIG_MODULES=y' "$O/.config" && targets="$targets modules"
 stage "build $arch-$variant ($targets)" "$log" kmake -j"$(nproc)" $targets || exit 1
 
-# Test modules, built out of tree against this kernel
+# Test and bench modules, built out of tree against this kernel
 if grep -q '^CONFIG_MODULES=y' "$O/.config"; then
-	mdir=$O/jitalloc-testmods
-	mkdir -p "$mdir"
-	for f in "$TOP"/tools/testing/selftests/jitalloc/test_modules/*; do
-		cmp -s "$f" "$mdir/$(basename "$f")" || cp "$f" "$mdir/"
+	for src in tools/testing/selftests/jitalloc/test_modules bench/jitalloc_bench; do
+		mdir=$O/extmod/$(basename "$src")
+		mkdir -p "$mdir"
+		for f in "$TOP/$src"/*; do
+			cmp -s "$f" "$mdir/$(basename "$f")" || cp "$f" "$mdir/"
+		done
+		stage "build $(basename "$src") $arch-$variant" "$log" kmake M="$mdir" modules || exit 1
 	done
-	stage "build test modules $arch-$variant" "$log" kmake M="$mdir" modules || exit 1
 fi
 exit 0

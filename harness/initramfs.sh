@@ -42,9 +42,10 @@ assemble() {
 	cp "$TOP/harness/guest/init" "$root/init" &&
 	cp "$TOP"/harness/guest/scenarios/*.sh "$root/jitalloc/scenarios/" &&
 	build_progs "$root/jitalloc" || return 1
-	if [ -f "$O/jitalloc-testmods/jitalloc_testmod.ko" ]; then
-		cp "$O/jitalloc-testmods/jitalloc_testmod.ko" "$root/jitalloc/" || return 1
-	fi
+	for ko in "$O"/extmod/*/*.ko; do
+		[ -f "$ko" ] || continue
+		cp "$ko" "$root/jitalloc/" || return 1
+	done
 	(cd "$root" && find . | cpio -o -H newc --quiet | gzip -1) >"$O/initramfs.cpio.gz"
 }
 
