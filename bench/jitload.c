@@ -36,9 +36,10 @@ static int failures;
 	failures++;							\
 } while (0)
 
-static void metric(const char *phase, const char *key, long val)
+/* One figure for harness/bench_report.py */
+static void report(const char *phase, const char *key, long val)
 {
-	printf("### metric %s %s %ld\n", phase, key, val);
+	printf("### %s %s %s %ld\n", "metric", phase, key, val);
 }
 
 /* vmallocinfo bytes whose caller is a JIT user (works on stock too). */
@@ -108,19 +109,19 @@ static void snapshot(const char *phase)
 	struct jt_pt_summary s;
 
 	if (jt_pt_scan(&s) == 0) {
-		metric(phase, "exec_translations", s.exec_entries);
-		metric(phase, "exec_pmd", s.exec_pmd);
-		metric(phase, "wx_mappings", s.wx_lines);
+		report(phase, "exec_translations", s.exec_entries);
+		report(phase, "exec_pmd", s.exec_pmd);
+		report(phase, "wx_mappings", s.wx_lines);
 		if (s.wx_lines)
 			fail("W+X mapping at 0x%lx", s.wx_first);
 	} else {
 		fail("no ptdump file in debugfs");
 	}
-	metric(phase, "direct_map_level2_splits",
+	report(phase, "direct_map_level2_splits",
 	       jt_read_key("/proc/vmstat", "direct_map_level2_splits"));
-	metric(phase, "directmap4k_kb", jt_read_key("/proc/meminfo", "DirectMap4k"));
-	metric(phase, "jit_vmalloc_bytes", jit_vmalloc_bytes());
-	metric(phase, "ftrace_trampolines", count_ftrace_trampolines());
+	report(phase, "directmap4k_kb", jt_read_key("/proc/meminfo", "DirectMap4k"));
+	report(phase, "jit_vmalloc_bytes", jit_vmalloc_bytes());
+	report(phase, "ftrace_trampolines", count_ftrace_trampolines());
 	print_jitalloc_debugfs(phase);
 }
 
@@ -213,7 +214,8 @@ static int add_ftrace(int want)
 			fail("mkdir %s: %s", path, strerror(errno));
 			return i;
 		}
-		snprintf(path, sizeof(path), JT_TRACEFS "/instances/jitload%d/set_ftrace_filter", i);
+		snprintf(path, sizeof(path),
+			 JT_TRACEFS "/instances/jitload%d/set_ftrace_filter", i);
 		if (jt_write(path, fn))
 			fail("filter %s", fn);
 		snprintf(path, sizeof(path), JT_TRACEFS "/instances/jitload%d/current_tracer", i);
@@ -272,15 +274,30 @@ int main(int argc, char **argv)
 
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'b': o.bpf = atoi(optarg); break;
-		case 'k': o.kprobes = atoi(optarg); break;
-		case 'f': o.ftrace = atoi(optarg); break;
-		case 'm': o.modules = atoi(optarg); break;
-		case 'M': o.module = optarg; break;
-		case 't': o.time_modules = atoi(optarg); break;
-		case 'B': o.bench_module = optarg; break;
+		case 'b':
+			o.bpf = atoi(optarg);
+			break;
+		case 'k':
+			o.kprobes = atoi(optarg);
+			break;
+		case 'f':
+			o.ftrace = atoi(optarg);
+			break;
+		case 'm':
+			o.modules = atoi(optarg);
+			break;
+		case 'M':
+			o.module = optarg;
+			break;
+		case 't':
+			o.time_modules = atoi(optarg);
+			break;
+		case 'B':
+			o.bench_module = optarg;
+			break;
 		default:
-			fprintf(stderr, "usage: jitload [--bpf N] [--kprobes N] [--ftrace N] [--modules N] [--module KO] [--time-modules N] [--bench-module KO]\n");
+			fprintf(stderr, "usage: jitload [--bpf N] [--kprobes N] [--ftrace N]\n"
+				"  [--modules N] [--module KO] [--time-modules N] [--bench-module KO]\n");
 			return 2;
 		}
 	}
@@ -334,8 +351,8 @@ int main(int argc, char **argv)
 				break;
 			}
 		t = now() - t0;
-		metric("timed", "module_cycles", i);
-		metric("timed", "module_cycle_us", (long)(t * 1e6 / (i ? i : 1)));
+		report("timed", "module_cycles", i);
+		report("timed", "module_cycle_us", (long)(t * 1e6 / (i ? i : 1)));
 	}
 
 	/* the bench module prints its figures and refuses to stay loaded */
