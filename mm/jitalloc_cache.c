@@ -29,8 +29,10 @@
  * Chunks.  A huge page is carved into JIT_CACHE_CHUNK_SIZE chunks tracked by
  * two bitmaps, as mm/percpu.c does: alloc_map has a bit per chunk in use and
  * bound_map a bit at the first chunk of every allocation and at the chunk
- * after its end, so jit_free() recovers the size of an allocation from the
- * bitmaps alone and writes nothing into the executable memory.  The search
+ * after its end, with no bit inside a live allocation, so jit_free()
+ * recovers the size of an allocation from the bitmaps alone and writes
+ * nothing into the executable memory.  An xarray keyed by first chunk says
+ * which allocations are live and who made them.  The search
  * is bitmap_find_next_zero_area() from a per-page first-free hint, skipping
  * pages with fewer free chunks than asked for: the cost is bounded by
  * PMD_SIZE / JIT_CACHE_CHUNK_SIZE bits per huge page held.  Requests of a
@@ -76,6 +78,8 @@
 #define JIT_CACHE_CHUNK_SIZE	BIT(JIT_CACHE_CHUNK_SHIFT)
 #define JIT_CACHE_PAGE_CHUNKS	(PMD_SIZE >> JIT_CACHE_CHUNK_SHIFT)
 #define JIT_CACHE_PAGE_ALIGN	((PAGE_SIZE >> JIT_CACHE_CHUNK_SHIFT) - 1)
+/* wait this long after failing to get a huge page before trying again */
+#define JIT_CACHE_RETRY		HZ
 
 /**
  * struct jit_cache_page - one PMD-sized ROX page carved into chunks
@@ -107,7 +111,9 @@ struct jit_cache_page {
  * @name: debugfs file name
  * @as: the range huge pages come from, and their protections
  * @kasan_shadow: allocate KASAN shadow for each huge page
+ * @fill: byte that traps when executed, repeated
  * @grace: jiffies a fully free huge page is kept before it is given back
+ * @retry_after: no new huge page is tried before this time
  * @lock: protects everything below
  * @pages: &struct jit_cache_page list
  * @refill_work: refills freed chunks with traps
@@ -120,7 +126,9 @@ struct jit_cache_pool {
 	const char *name;
 	struct jit_address_space as;
 	bool kasan_shadow;
+	u8 fill;
 	unsigned long grace;
+	unsigned long retry_after;
 	struct mutex lock;	/* pages, their bitmaps and stats */
 	struct list_head pages;
 	struct work_struct refill_work;
@@ -219,6 +227,16 @@ static struct jit_cache_page *jit_cache_page_alloc(struct jit_cache_pool *pool)
 	struct jit_cache_page *page;
 	void *p, *alias;
 
+	/*
+	 * Without PMD mappings for this pgprot (arm64 with PTDUMP_DEBUGFS,
+	 * say) there is nothing to try; after a failure, don't take 512
+	 * pages from the allocator for every request while memory is
+	 * fragmented.
+	 */
+	if (!arch_vmap_pmd_supported(pool->as.pgprot) ||
+	    time_before(jiffies, READ_ONCE(pool->retry_after)))
+		return NULL;
+
 	page = kzalloc(sizeof(*page), GFP_KERNEL);
 	if (!page)
 		return NULL;
@@ -227,6 +245,7 @@ static struct jit_cache_page *jit_cache_page_alloc(struct jit_cache_pool *pool)
 		p = jit_cache_vmalloc_huge(pool, pool->as.fallback_start,
 					   pool->as.fallback_end);
 	if (!p) {
+		WRITE_ONCE(pool->retry_after, jiffies + JIT_CACHE_RETRY);
 		kfree(page);
 		return NULL;
 	}
@@ -237,7 +256,7 @@ static struct jit_cache_page *jit_cache_page_alloc(struct jit_cache_pool *pool)
 	 * in one PMD-sized step.
 	 */
 	alias = jit_cache_linear_alias(p);
-	jit_arch_fill_trap(alias, PMD_SIZE);
+	memset(alias, pool->fill, PMD_SIZE);
 	jit_arch_protect_alias(alias, PMD_SIZE, true);
 	flush_icache_range((unsigned long)p, (unsigned long)p + PMD_SIZE);
 
@@ -347,7 +366,9 @@ void *jit_cache_alloc(struct jit_cache_pool *pool, size_t len,
 		return NULL;
 	}
 	bitmap_set(page->alloc_map, start, nr);
+	/* bits left inside the new allocation by earlier ones go */
 	set_bit(start, page->bound_map);
+	bitmap_clear(page->bound_map, start + 1, nr - 1);
 	set_bit(start + nr, page->bound_map);
 	if (start == page->first_free)
 		page->first_free = find_next_zero_bit(page->alloc_map,
@@ -427,12 +448,12 @@ int jit_cache_free(void *addr)
 		mutex_unlock(&pool->lock);
 		return -EINVAL;
 	}
+	/*
+	 * Boundary bits stay: the start bit may be the end of the allocation
+	 * before this one, and allocations clear stale bits inside them.
+	 */
 	nr = jit_cache_alloc_chunks(page, start);
 	xa_erase(&page->users, start);
-	clear_bit(start, page->bound_map);
-	/* the end bit may be the start of the next allocation */
-	if (!xa_load(&page->users, start + nr))
-		clear_bit(start + nr, page->bound_map);
 	bitmap_set(page->pending_map, start, nr);
 	pool->stats.frees++;
 	pool->stats.bytes_in_use[xa_to_value(entry)] -= chunks_to_bytes(nr);
@@ -515,8 +536,8 @@ static void jit_cache_refill_work(struct work_struct *work)
 		 * with text_mutex held, so poke without pool->lock.
 		 */
 		mutex_unlock(&pool->lock);
-		jit_arch_poke_trap(page->addr + chunks_to_bytes(start),
-				   chunks_to_bytes(nr));
+		jit_arch_text_set(page->addr + chunks_to_bytes(start),
+				  pool->fill, chunks_to_bytes(nr));
 		mutex_lock(&pool->lock);
 		bitmap_clear(page->alloc_map, start, nr);
 		page->used -= nr;
@@ -709,13 +730,15 @@ static void jit_cache_pool_debugfs(struct jit_cache_pool *pool)
  * @name: name of its statistics file in /sys/kernel/debug/jitalloc/
  * @as: range and protections of the huge pages; pgprot must be ROX
  * @kasan_shadow: allocate KASAN shadow for each huge page
+ * @fill: byte whose repetition traps when executed (int3 on x86, UDF #0 on
+ *	arm64), written into every chunk before it is handed out
  * @grace_ms: how long a fully free huge page is kept before it is given back
  *
  * Return: the pool, or NULL without memory.
  */
 struct jit_cache_pool *jit_cache_pool_create(const char *name,
 					     const struct jit_address_space *as,
-					     bool kasan_shadow,
+					     bool kasan_shadow, u8 fill,
 					     unsigned int grace_ms)
 {
 	struct jit_cache_pool *pool = kzalloc(sizeof(*pool), GFP_KERNEL);
@@ -729,7 +752,9 @@ struct jit_cache_pool *jit_cache_pool_create(const char *name,
 	}
 	pool->as = *as;
 	pool->kasan_shadow = kasan_shadow;
+	pool->fill = fill;
 	pool->grace = msecs_to_jiffies(grace_ms);
+	pool->retry_after = jiffies;
 	mutex_init(&pool->lock);
 	INIT_LIST_HEAD(&pool->pages);
 	INIT_WORK(&pool->refill_work, jit_cache_refill_work);

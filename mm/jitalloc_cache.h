@@ -65,7 +65,7 @@ struct jit_cache_stats {
 
 struct jit_cache_pool *jit_cache_pool_create(const char *name,
 					     const struct jit_address_space *as,
-					     bool kasan_shadow,
+					     bool kasan_shadow, u8 fill,
 					     unsigned int grace_ms);
 void jit_cache_pool_destroy(struct jit_cache_pool *pool);
 void *jit_cache_alloc(struct jit_cache_pool *pool, size_t len,
@@ -79,10 +79,11 @@ void jit_cache_get_stats(struct jit_cache_pool *pool,
 unsigned long jit_cache_reclaim(struct jit_cache_pool *pool, bool spare);
 void jit_cache_flush(struct jit_cache_pool *pool);
 
-/* Architecture hooks, provided by arch/<arch>/mm/jitalloc.c */
-void jit_arch_fill_trap(void *dst, size_t len);
-void jit_arch_poke_trap(void *dst, size_t len);
-void jit_arch_poke_copy(void *dst, const void *src, size_t len);
+/*
+ * Architecture hook, in arch/<arch>/mm/jitalloc_cache.c: protect (or give
+ * back) the linear-map alias of a huge page.  Writes into cache memory use
+ * jit_arch_text_copy() and jit_arch_text_set().
+ */
 void jit_arch_protect_alias(void *addr, size_t len, bool protect);
 
 #endif /* _MM_JITALLOC_CACHE_H */

@@ -1,36 +1,32 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * arm64 hooks for mm/jitalloc_cache.c: how to fill executable memory with
- * traps, and how to take away the linear-map alias of a cached huge page.
+ * arm64 hooks for the jit allocator's read-only executable memory: writing
+ * it through the text-poking fixmap, and taking away the linear-map alias
+ * of a cached huge page.
  */
+#include <linux/jitalloc.h>
 #include <linux/mm.h>
 #include <linux/set_memory.h>
-#include <asm/insn.h>
 #include <asm/patching.h>
 #include <asm/tlbflush.h>
 
 #include "../../../mm/jitalloc_cache.h"
 
-/* Fill memory nobody executes yet, through a writable alias. */
-void jit_arch_fill_trap(void *dst, size_t len)
-{
-	__le32 *insn = dst;
-	size_t i;
-
-	for (i = 0; i < len / AARCH64_INSN_SIZE; i++)
-		insn[i] = cpu_to_le32(AARCH64_BREAK_FAULT);
-}
-
-/* Fill read-only executable memory with BRK, through the fixmap. */
-void jit_arch_poke_trap(void *dst, size_t len)
-{
-	aarch64_insn_set(dst, AARCH64_BREAK_FAULT, len);
-}
-
-/* Copy into read-only executable memory, through the fixmap. */
-void jit_arch_poke_copy(void *dst, const void *src, size_t len)
+void jit_arch_text_copy(void *dst, const void *src, size_t len)
 {
 	aarch64_insn_copy(dst, src, len);
+}
+
+void jit_arch_text_set(void *dst, int c, size_t len)
+{
+	u8 buf[256];
+	size_t done, n;
+
+	memset(buf, c, sizeof(buf));
+	for (done = 0; done < len; done += n) {
+		n = min(len - done, sizeof(buf));
+		aarch64_insn_copy(dst + done, buf, n);
+	}
 }
 
 /*

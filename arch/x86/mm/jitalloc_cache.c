@@ -1,32 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * x86 hooks for mm/jitalloc_cache.c: how to fill executable memory with
- * traps, and how to protect the direct-map alias of a cached huge page.
+ * x86 hooks for the jit allocator's read-only executable memory: writing
+ * it with text poking, and protecting the direct-map alias of a cached
+ * huge page.
  */
+#include <linux/jitalloc.h>
 #include <linux/mm.h>
 #include <linux/set_memory.h>
-#include <linux/string.h>
 #include <asm/text-patching.h>
 
 #include "../../../mm/jitalloc_cache.h"
-
-/* Fill memory nobody executes yet, through a writable alias. */
-void jit_arch_fill_trap(void *dst, size_t len)
-{
-	memset(dst, INT3_INSN_OPCODE, len);
-}
-
-/* Fill read-only executable memory with int3, through text poking. */
-void jit_arch_poke_trap(void *dst, size_t len)
-{
-	text_poke_set(dst, INT3_INSN_OPCODE, len);
-}
-
-/* Copy into read-only executable memory, through text poking. */
-void jit_arch_poke_copy(void *dst, const void *src, size_t len)
-{
-	text_poke_copy(dst, src, len);
-}
 
 /*
  * Make the direct-map alias of a cached huge page read-only, or writable
@@ -43,4 +26,15 @@ void jit_arch_protect_alias(void *addr, size_t len, bool protect)
 		set_memory_ro(start, numpages);
 	else
 		set_memory_rw(start, numpages);
+}
+
+/* Writes into read-only executable jit text go through text poking. */
+void jit_arch_text_copy(void *dst, const void *src, size_t len)
+{
+	text_poke_copy(dst, src, len);
+}
+
+void jit_arch_text_set(void *dst, int c, size_t len)
+{
+	text_poke_set(dst, c, len);
 }

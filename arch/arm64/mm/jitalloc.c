@@ -1,0 +1,80 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * arm64 constraints on memory for code.  Module text and data go into the
+ * module region, within reach of the kernel's direct branches and ADRP,
+ * with a fallback to the 2 GiB window around the kernel when branches can
+ * go through PLTs.  kprobes slots and BPF programs are reached through
+ * absolute addresses and may be anywhere in vmalloc space.
+ */
+
+#include <linux/init.h>
+#include <linux/jitalloc.h>
+#include <linux/mm.h>
+#include <linux/moduleloader.h>
+#include <linux/sizes.h>
+#include <asm/module.h>
+#include <asm/sections.h>
+
+static struct jit_alloc_params jit_alloc_params __ro_after_init = {
+	.alignment	= MODULE_ALIGN,
+	/* slots are written with aarch64_insn_patch_text() only */
+	.cache_types	= BIT(JIT_TYPE_KPROBES),
+};
+
+/*
+ * KASAN without KASAN_VMALLOC only has shadow to give to allocations in the
+ * module region: the rest of vmalloc space is backed by the zero shadow.
+ */
+static bool __init jit_kasan_module_shadow(void)
+{
+	return (IS_ENABLED(CONFIG_KASAN_GENERIC) ||
+		IS_ENABLED(CONFIG_KASAN_SW_TAGS)) &&
+	       !IS_ENABLED(CONFIG_KASAN_VMALLOC);
+}
+
+/**
+ * jit_alloc_arch_params() - arm64 placement and protections of jit memory
+ *
+ * Return: the parameters.  Module memory follows what module_alloc() did:
+ * the (randomized) module region, falling back to the 2 GiB window with
+ * ARM64_MODULE_PLTS unless KASAN can only shadow the module region.  Text
+ * starts out non-executable and its users make it read-only and executable
+ * once written; kprobes slots, which are written by patching, are
+ * read-only and executable from the start.
+ */
+struct jit_alloc_params * __init jit_alloc_arch_params(void)
+{
+	struct jit_alloc_params *p = &jit_alloc_params;
+	struct jit_address_space *kprobes = &p->types[JIT_TYPE_KPROBES];
+	struct jit_address_space *bpf = &p->types[JIT_TYPE_BPF];
+	u64 module_alloc_end;
+
+	kaslr_module_init();
+	module_alloc_end = module_alloc_base + MODULES_VSIZE;
+
+	/* don't exceed the static module region */
+	if (IS_ENABLED(CONFIG_KASAN_GENERIC) || IS_ENABLED(CONFIG_KASAN_SW_TAGS))
+		module_alloc_end = MODULES_END;
+	if (jit_kasan_module_shadow())
+		p->flags |= JIT_ALLOC_KASAN_SHADOW;
+
+	p->text.pgprot = PAGE_KERNEL;
+	p->text.start = module_alloc_base;
+	p->text.end = module_alloc_end;
+	if (IS_ENABLED(CONFIG_ARM64_MODULE_PLTS) && !jit_kasan_module_shadow()) {
+		p->text.fallback_start = module_alloc_base;
+		p->text.fallback_end = module_alloc_base + SZ_2G;
+	}
+
+	/* The shadow of the rest of vmalloc space is already populated. */
+	if (!jit_kasan_module_shadow()) {
+		kprobes->pgprot = PAGE_KERNEL_ROX;
+		kprobes->start = VMALLOC_START;
+		kprobes->end = VMALLOC_END;
+		bpf->pgprot = PAGE_KERNEL;
+		bpf->start = VMALLOC_START;
+		bpf->end = VMALLOC_END;
+	}
+
+	return p;
+}

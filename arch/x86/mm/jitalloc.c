@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * x86 constraints on memory for code: the module area, within reach of
+ * rel32 branches and of RIP-relative data references from kernel text.
+ */
+
+#include <linux/init.h>
+#include <linux/jitalloc.h>
+#include <linux/mm.h>
+#include <linux/moduleloader.h>
+#include <linux/random.h>
+#include <asm/setup.h>
+#include <asm/text-patching.h>
+
+static struct jit_alloc_params jit_alloc_params __ro_after_init = {
+	.flags		= JIT_ALLOC_KASAN_SHADOW,
+	.alignment	= MODULE_ALIGN,
+	.text_fill	= INT3_INSN_OPCODE,
+	/* their users write only with jit_update_copy() or text_poke() */
+	.cache_types	= BIT(JIT_TYPE_KPROBES) | BIT(JIT_TYPE_FTRACE) |
+			  BIT(JIT_TYPE_BPF),
+};
+
+static unsigned long __init jit_module_load_offset(void)
+{
+	if (IS_ENABLED(CONFIG_RANDOMIZE_BASE) && kaslr_enabled())
+		return (prandom_u32_max(1024) + 1) * PAGE_SIZE;
+	return 0;
+}
+
+/**
+ * jit_alloc_arch_params() - x86 placement and protections of jit memory
+ *
+ * Return: the parameters.  Everything - module text and data, kprobes
+ * slots, ftrace trampolines and BPF programs - goes into the module area,
+ * above a random offset when KASLR is on.  Text is filled with int3.
+ */
+struct jit_alloc_params * __init jit_alloc_arch_params(void)
+{
+	unsigned long start = MODULES_VADDR + jit_module_load_offset();
+
+	jit_alloc_params.text.pgprot = PAGE_KERNEL;
+	jit_alloc_params.text.start = start;
+	jit_alloc_params.text.end = MODULES_END;
+	jit_alloc_params.data.pgprot = PAGE_KERNEL;
+	jit_alloc_params.data.start = start;
+	jit_alloc_params.data.end = MODULES_END;
+
+	return &jit_alloc_params;
+}

@@ -1,0 +1,199 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * jitalloc: one allocator for memory that holds generated or loaded code.
+ *
+ * Modules, BPF, kprobes and ftrace all need executable memory, and often
+ * data that has to live close to it.  Architectures describe where such
+ * memory may be placed and how it is mapped with &struct jit_alloc_params;
+ * users ask for it with jit_text_alloc() and friends and never pass
+ * addresses.  See mm/jitalloc.c.
+ */
+#ifndef _LINUX_JITALLOC_H
+#define _LINUX_JITALLOC_H
+
+#include <linux/types.h>
+#include <linux/pgtable.h>
+#include <linux/string.h>
+#include <linux/vmalloc.h>
+
+/**
+ * enum jit_alloc_flags - architecture quirks of the jit allocator
+ * @JIT_ALLOC_KASAN_SHADOW: allocate KASAN shadow for each allocation;
+ *	needed where the placement range is not covered by the vmalloc
+ *	shadow (KASAN without KASAN_VMALLOC).
+ * @JIT_ALLOC_USE_TEXT_POKE: text allocations are not writable through
+ *	their own mapping; jit_update_copy() and jit_update_set() write them
+ *	with the architecture's text poking primitives.
+ */
+enum jit_alloc_flags {
+	JIT_ALLOC_KASAN_SHADOW	= (1 << 0),
+	JIT_ALLOC_USE_TEXT_POKE	= (1 << 1),
+};
+
+#define JIT_ALLOC_FLAGS_MASK	(JIT_ALLOC_KASAN_SHADOW | JIT_ALLOC_USE_TEXT_POKE)
+
+/**
+ * enum jit_alloc_type - who an allocation is for, to choose its placement
+ * @JIT_TYPE_MODULE_TEXT: text of loadable modules
+ * @JIT_TYPE_MODULE_DATA: data and read-only data of loadable modules
+ * @JIT_TYPE_MODULE_INIT: init sections of loadable modules, text and data
+ *	together, written by the loader and freed after init
+ * @JIT_TYPE_KPROBES: kprobes instruction slots
+ * @JIT_TYPE_FTRACE: ftrace trampolines
+ * @JIT_TYPE_BPF: BPF programs, trampolines and dispatchers
+ * @JIT_TYPE_NR: number of types
+ *
+ * %JIT_TYPE_MODULE_DATA is a data type; every other type is a text type.
+ * A type without an address space of its own in &jit_alloc_params.types
+ * uses &jit_alloc_params.text (text types) or &jit_alloc_params.data
+ * (data types).
+ */
+enum jit_alloc_type {
+	JIT_TYPE_MODULE_TEXT,
+	JIT_TYPE_MODULE_DATA,
+	JIT_TYPE_MODULE_INIT,
+	JIT_TYPE_KPROBES,
+	JIT_TYPE_FTRACE,
+	JIT_TYPE_BPF,
+	JIT_TYPE_NR,
+};
+
+/**
+ * struct jit_address_space - where allocations may be placed, and how mapped
+ * @pgprot: protections of the mapping; zero means the default for the class
+ *	(%PAGE_KERNEL_EXEC for text, %PAGE_KERNEL for data)
+ * @start: start of the primary range, page aligned
+ * @end: end of the primary range (exclusive); zero leaves the whole space
+ *	unset so that the default for it applies
+ * @fallback_start: start of the range tried when the primary one fails,
+ *	page aligned
+ * @fallback_end: end of the fallback range (exclusive); zero if there is none
+ */
+struct jit_address_space {
+	pgprot_t	pgprot;
+	unsigned long	start;
+	unsigned long	end;
+	unsigned long	fallback_start;
+	unsigned long	fallback_end;
+};
+
+/**
+ * struct jit_alloc_params - an architecture's constraints on jit memory
+ * @text: address space of jit_text_alloc(); the VMALLOC range mapped
+ *	%PAGE_KERNEL_EXEC if unset
+ * @data: address space of jit_data_alloc(); the ranges of @text mapped
+ *	%PAGE_KERNEL if unset
+ * @types: optional address space per &enum jit_alloc_type; an unset entry
+ *	means @text or @data, as the type's class says
+ * @flags: a mask of &enum jit_alloc_flags
+ * @alignment: alignment of every allocation in bytes; a power of two, or
+ *	zero for no constraint beyond the page alignment vmalloc gives
+ * @cache_types: mask of BIT(&enum jit_alloc_type) whose text is served
+ *	read-only and executable from the huge page cache (with
+ *	CONFIG_JIT_ALLOC_CACHE); their users write it only with
+ *	jit_update_copy() and jit_update_set() and never change its
+ *	permissions, see jit_text_is_rox()
+ * @text_fill: byte that fills new text allocations before they are handed
+ *	out; it must trap when executed (e.g. int3 on x86), and is zero on
+ *	architectures where zeroes trap
+ */
+struct jit_alloc_params {
+	struct jit_address_space	text;
+	struct jit_address_space	data;
+	struct jit_address_space	types[JIT_TYPE_NR];
+	unsigned int			flags;
+	unsigned int			alignment;
+	unsigned int			cache_types;
+	u8				text_fill;
+};
+
+/**
+ * struct jit_alloc_ctx - validated parameters the allocator works from
+ * @params: @params as given, with every unset field replaced by its default
+ * @valid: the given parameters passed validation; no allocation is served
+ *	from an invalid context
+ *
+ * There is one context for the kernel, set up by jit_alloc_init() from
+ * jit_alloc_arch_params().  The KUnit test sets up its own.
+ */
+struct jit_alloc_ctx {
+	struct jit_alloc_params	params;
+	bool			valid;
+};
+
+#ifdef CONFIG_JIT_ALLOC
+
+void *jit_text_alloc(size_t len);
+void *jit_data_alloc(size_t len);
+void *jit_text_alloc_type(enum jit_alloc_type type, size_t len);
+void *jit_data_alloc_type(enum jit_alloc_type type, size_t len);
+void jit_free(void *buf);
+bool jit_text_is_rox(enum jit_alloc_type type);
+void jit_update_copy(void *dst, const void *src, size_t len);
+void jit_update_set(void *dst, int c, size_t len);
+
+struct jit_alloc_params *jit_alloc_arch_params(void);
+void jit_alloc_init(void);
+
+/* Architecture text poking, used with %JIT_ALLOC_USE_TEXT_POKE. */
+void jit_arch_text_copy(void *dst, const void *src, size_t len);
+void jit_arch_text_set(void *dst, int c, size_t len);
+
+/* The allocator with an explicit context; for mm/jitalloc_test.c. */
+int jit_alloc_ctx_init(struct jit_alloc_ctx *ctx,
+		       const struct jit_alloc_params *params);
+const struct jit_address_space *
+jit_alloc_ctx_space(const struct jit_alloc_ctx *ctx, enum jit_alloc_type type);
+void *jit_alloc_ctx_alloc(const struct jit_alloc_ctx *ctx,
+			  const struct jit_address_space *as, bool text,
+			  size_t len);
+const struct jit_alloc_ctx *jit_alloc_default_ctx(void);
+
+#else /* CONFIG_JIT_ALLOC */
+
+/* Without an MMU there is nothing to place or protect: plain vmalloc. */
+static inline void *jit_text_alloc(size_t len)
+{
+	return len ? vzalloc(len) : NULL;
+}
+
+static inline void *jit_data_alloc(size_t len)
+{
+	return len ? vzalloc(len) : NULL;
+}
+
+static inline void *jit_text_alloc_type(enum jit_alloc_type type, size_t len)
+{
+	return jit_text_alloc(len);
+}
+
+static inline void *jit_data_alloc_type(enum jit_alloc_type type, size_t len)
+{
+	return jit_data_alloc(len);
+}
+
+static inline void jit_free(void *buf)
+{
+	vfree(buf);
+}
+
+static inline bool jit_text_is_rox(enum jit_alloc_type type)
+{
+	return false;
+}
+
+static inline void jit_update_copy(void *dst, const void *src, size_t len)
+{
+	memcpy(dst, src, len);
+}
+
+static inline void jit_update_set(void *dst, int c, size_t len)
+{
+	memset(dst, c, len);
+}
+
+static inline void jit_alloc_init(void) { }
+
+#endif /* CONFIG_JIT_ALLOC */
+
+#endif /* _LINUX_JITALLOC_H */

@@ -1,0 +1,681 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * jitalloc: allocation of memory for generated and loaded code.
+ *
+ * Everything that puts code into a running kernel - the module loader, the
+ * BPF JIT, kprobes and ftrace - allocates its memory here rather than with
+ * module_alloc().  The architecture describes once, in &struct
+ * jit_alloc_params, where such memory may be placed (per type of user if it
+ * cares), how it is mapped and how it is written; users only say how much
+ * they need and what for.
+ *
+ * Each allocation is its own vmalloc area.  A primary range that cannot
+ * serve a request is retried in the fallback range, silently.  Live
+ * allocations are recorded in a maple tree, so that jit_free() refuses
+ * pointers it did not hand out and the update helpers refuse writes that do
+ * not lie inside one allocation.
+ *
+ * Text may be mapped read-only (%JIT_ALLOC_USE_TEXT_POKE); all writes into
+ * it must then go through jit_update_copy() and jit_update_set(), which use
+ * the architecture's text poking.
+ *
+ * Every function here may sleep: process context only.
+ */
+
+#define pr_fmt(fmt) "jitalloc: " fmt
+
+#include <linux/bug.h>
+#include <linux/gfp.h>
+#include <linux/highmem.h>
+#include <linux/init.h>
+#include <linux/jitalloc.h>
+#include <linux/kasan.h>
+#include <linux/log2.h>
+#include <linux/maple_tree.h>
+#include <linux/mm.h>
+#include <linux/overflow.h>
+#include <linux/printk.h>
+#include <linux/string.h>
+#include <linux/vmalloc.h>
+
+#include "jitalloc_cache.h"
+
+/*
+ * Live allocations: [start, start + len - 1] maps to an xa_mk_value() of
+ * JIT_AREA_* bits.  The tree's own lock serialises updates.
+ */
+static DEFINE_MTREE(jit_areas);
+
+#define JIT_AREA_TEXT	BIT(0)	/* allocated as text */
+#define JIT_AREA_POKE	BIT(1)	/* written with text poking */
+#define JIT_AREA_FALLBACK BIT(2) /* served for a pool that had no room */
+#define JIT_AREA_TYPE_SHIFT 8	/* &enum jit_alloc_type of a fallback */
+
+static struct jit_alloc_ctx jit_ctx __ro_after_init;
+
+static bool jit_type_is_text(enum jit_alloc_type type)
+{
+	return type != JIT_TYPE_MODULE_DATA;
+}
+
+static bool jit_space_valid(const struct jit_address_space *as)
+{
+	if (!as->end)
+		return !as->start && !as->fallback_start && !as->fallback_end;
+	if (as->start >= as->end || !PAGE_ALIGNED(as->start))
+		return false;
+	if (!as->fallback_end)
+		return !as->fallback_start;
+	return as->fallback_start < as->fallback_end &&
+	       PAGE_ALIGNED(as->fallback_start);
+}
+
+static bool jit_params_valid(const struct jit_alloc_params *p)
+{
+	int i;
+
+	if (p->flags & ~JIT_ALLOC_FLAGS_MASK)
+		return false;
+	if (p->alignment && !is_power_of_2(p->alignment))
+		return false;
+	if (!jit_space_valid(&p->text) || !jit_space_valid(&p->data))
+		return false;
+	for (i = 0; i < JIT_TYPE_NR; i++)
+		if (!jit_space_valid(&p->types[i]))
+			return false;
+	return true;
+}
+
+/* Fill the unset parts of @as from @parent, and its pgprot with @prot. */
+static void jit_space_resolve(struct jit_address_space *as,
+			      const struct jit_address_space *parent,
+			      pgprot_t prot)
+{
+	if (!pgprot_val(as->pgprot))
+		as->pgprot = prot;
+	if (as->end)
+		return;
+	as->start = parent->start;
+	as->end = parent->end;
+	as->fallback_start = parent->fallback_start;
+	as->fallback_end = parent->fallback_end;
+}
+
+/**
+ * jit_alloc_ctx_init() - validate parameters and resolve their defaults
+ * @ctx: the context to set up
+ * @params: the parameters, or %NULL for the defaults
+ *
+ * Unset address spaces get their defaults: text the VMALLOC range mapped
+ * %PAGE_KERNEL_EXEC, data the text ranges mapped %PAGE_KERNEL, each type
+ * the space of its class.  Invalid parameters are reported once, with
+ * pr_crit(), and leave @ctx invalid so that it serves no allocation.
+ *
+ * Return: 0, or -EINVAL if @params are invalid.
+ */
+int jit_alloc_ctx_init(struct jit_alloc_ctx *ctx,
+		       const struct jit_alloc_params *params)
+{
+	struct jit_address_space vmalloc_space = {
+		.start	= VMALLOC_START,
+		.end	= VMALLOC_END,
+	};
+	struct jit_alloc_params *p = &ctx->params;
+	int i;
+
+	memset(ctx, 0, sizeof(*ctx));
+	if (params)
+		*p = *params;
+
+	if (!jit_params_valid(p)) {
+		pr_crit("invalid parameters, no executable memory can be allocated\n");
+		return -EINVAL;
+	}
+
+	jit_space_resolve(&p->text, &vmalloc_space, PAGE_KERNEL_EXEC);
+	jit_space_resolve(&p->data, &p->text, PAGE_KERNEL);
+	for (i = 0; i < JIT_TYPE_NR; i++) {
+		const struct jit_address_space *class;
+
+		class = jit_type_is_text(i) ? &p->text : &p->data;
+		jit_space_resolve(&p->types[i], class, class->pgprot);
+	}
+	ctx->valid = true;
+
+	return 0;
+}
+
+/**
+ * jit_alloc_ctx_space() - the address space a type of user allocates from
+ * @ctx: a context set up by jit_alloc_ctx_init()
+ * @type: the type of user
+ *
+ * Return: the resolved address space, or %NULL for an unknown @type.
+ */
+const struct jit_address_space *
+jit_alloc_ctx_space(const struct jit_alloc_ctx *ctx, enum jit_alloc_type type)
+{
+	if (type >= JIT_TYPE_NR)
+		return NULL;
+	return &ctx->params.types[type];
+}
+
+/**
+ * jit_alloc_default_ctx() - the context the kernel allocates from
+ *
+ * Return: the context set up by jit_alloc_init().
+ */
+const struct jit_alloc_ctx *jit_alloc_default_ctx(void)
+{
+	return &jit_ctx;
+}
+
+/* Can @len bytes and a guard page fit into [@start, @end) at all? */
+static bool jit_range_fits(unsigned long start, unsigned long end, size_t len)
+{
+	size_t size = PAGE_ALIGN(len);
+
+	return end > start && size >= len && size < end - start;
+}
+
+/* Does this kernel allocate KASAN shadow per allocation for @ctx? */
+static bool jit_kasan_shadow(const struct jit_alloc_ctx *ctx)
+{
+	return (IS_ENABLED(CONFIG_KASAN_GENERIC) ||
+		IS_ENABLED(CONFIG_KASAN_SW_TAGS)) &&
+	       !IS_ENABLED(CONFIG_KASAN_VMALLOC) &&
+	       (ctx->params.flags & JIT_ALLOC_KASAN_SHADOW);
+}
+
+static void *jit_vmalloc(const struct jit_alloc_ctx *ctx, unsigned long start,
+			 unsigned long end, pgprot_t prot, size_t len,
+			 gfp_t gfp, const void *caller)
+{
+	unsigned long vm_flags = VM_FLUSH_RESET_PERMS;
+	unsigned long align = ctx->params.alignment ?: 1;
+
+	/* The shadow allocation registers the area with kmemleak. */
+	if (jit_kasan_shadow(ctx))
+		vm_flags |= VM_DEFER_KMEMLEAK;
+
+	return __vmalloc_node_range(len, align, start, end, gfp, prot, vm_flags,
+				    NUMA_NO_NODE, caller);
+}
+
+/* Fill text through the direct map alias: its own mapping may be ROX. */
+static void jit_fill_alias(void *addr, size_t len, u8 c)
+{
+	size_t off;
+
+	for (off = 0; off < PAGE_ALIGN(len); off += PAGE_SIZE) {
+		void *va = kmap_local_page(vmalloc_to_page(addr + off));
+
+		memset(va, c, PAGE_SIZE);
+		kunmap_local(va);
+	}
+}
+
+static void *__jit_alloc(const struct jit_alloc_ctx *ctx,
+			 const struct jit_address_space *as, bool text,
+			 size_t len, unsigned long area, const void *caller)
+{
+	const struct jit_alloc_params *p = &ctx->params;
+	bool primary, fallback;
+	gfp_t gfp = GFP_KERNEL;
+	void *addr = NULL;
+
+	if (!ctx->valid || !as || !len)
+		return NULL;
+
+	/* Requests that cannot fit must not flood the log with failures. */
+	primary = jit_range_fits(as->start, as->end, len);
+	fallback = as->fallback_end &&
+		   jit_range_fits(as->fallback_start, as->fallback_end, len);
+	if (!primary && !fallback)
+		return NULL;
+
+	if (!text || !p->text_fill)
+		gfp |= __GFP_ZERO;
+
+	if (primary)
+		addr = jit_vmalloc(ctx, as->start, as->end, as->pgprot, len,
+				   fallback ? gfp | __GFP_NOWARN : gfp, caller);
+	if (!addr && fallback)
+		addr = jit_vmalloc(ctx, as->fallback_start, as->fallback_end,
+				   as->pgprot, len, gfp, caller);
+	if (!addr)
+		return NULL;
+
+	if (jit_kasan_shadow(ctx) &&
+	    kasan_alloc_module_shadow(addr, len, GFP_KERNEL) < 0)
+		goto err_free;
+
+	/* Memory is intended to be executable, reset the pointer tag. */
+	addr = kasan_reset_tag(addr);
+
+	if (text) {
+		area |= JIT_AREA_TEXT;
+		if (p->text_fill)
+			jit_fill_alias(addr, len, p->text_fill);
+	}
+	if (text && (p->flags & JIT_ALLOC_USE_TEXT_POKE))
+		area |= JIT_AREA_POKE;
+
+	if (mtree_insert_range(&jit_areas, (unsigned long)addr,
+			       (unsigned long)addr + len - 1,
+			       xa_mk_value(area), GFP_KERNEL))
+		goto err_free;
+
+	return addr;
+
+err_free:
+	vfree(addr);
+	return NULL;
+}
+
+#ifdef CONFIG_JIT_ALLOC_CACHE
+/* Pool serving each text type the architecture marked cacheable. */
+static struct jit_cache_pool *jit_pools[JIT_TYPE_NR] __ro_after_init;
+
+static const enum jit_cache_user jit_cache_users[JIT_TYPE_NR] = {
+	[JIT_TYPE_MODULE_TEXT]	= JIT_CACHE_USER_MODULES,
+	[JIT_TYPE_KPROBES]	= JIT_CACHE_USER_KPROBES,
+	[JIT_TYPE_FTRACE]	= JIT_CACHE_USER_FTRACE,
+	[JIT_TYPE_BPF]		= JIT_CACHE_USER_BPF,
+};
+
+static const char * const jit_type_names[JIT_TYPE_NR] = {
+	[JIT_TYPE_MODULE_TEXT]	= "modules",
+	[JIT_TYPE_MODULE_DATA]	= "module-data",
+	[JIT_TYPE_MODULE_INIT]	= "module-init",
+	[JIT_TYPE_KPROBES]	= "kprobes",
+	[JIT_TYPE_FTRACE]	= "ftrace",
+	[JIT_TYPE_BPF]		= "bpf",
+};
+
+/* Fully free huge pages are given back after this long. */
+#define JIT_CACHE_GRACE_MS	1000
+
+/*
+ * Text for a cacheable type: from its pool, or when the pool has no room,
+ * from vmalloc with the same promise - read-only, executable, trap-filled
+ * and written only by text poking - so users need not care which.
+ */
+static void *jit_cache_text_alloc(enum jit_alloc_type type, size_t len,
+				  const void *caller)
+{
+	struct jit_address_space as = jit_ctx.params.types[type];
+	void *p;
+
+	p = jit_cache_alloc(jit_pools[type], len, jit_cache_users[type]);
+	if (p)
+		return p;
+
+	as.pgprot = PAGE_KERNEL_ROX;
+	p = __jit_alloc(&jit_ctx, &as, true, len,
+			JIT_AREA_POKE | JIT_AREA_FALLBACK |
+			(type << JIT_AREA_TYPE_SHIFT), caller);
+	if (p)
+		jit_cache_note_fallback(jit_pools[type], len, true);
+	return p;
+}
+
+static bool jit_same_range(const struct jit_address_space *a,
+			   const struct jit_address_space *b)
+{
+	return a->start == b->start && a->end == b->end &&
+	       a->fallback_start == b->fallback_start &&
+	       a->fallback_end == b->fallback_end;
+}
+
+static bool jit_type_cached(const struct jit_alloc_params *p, int type)
+{
+	return (p->cache_types & BIT(type)) && jit_type_is_text(type);
+}
+
+/*
+ * One pool per distinct range of the cacheable types, named after the
+ * types that share it, e.g. "kprobes+ftrace+bpf".
+ */
+static void __init jit_alloc_cache_init(void)
+{
+	const struct jit_alloc_params *p = &jit_ctx.params;
+	struct jit_address_space as;
+	char name[64];
+	int i, j;
+
+	if (!jit_ctx.valid)
+		return;
+	for (i = 0; i < JIT_TYPE_NR; i++) {
+		if (!jit_type_cached(p, i) || jit_pools[i])
+			continue;
+		name[0] = '\0';
+		for (j = i; j < JIT_TYPE_NR; j++)
+			if (jit_type_cached(p, j) &&
+			    jit_same_range(&p->types[i], &p->types[j]))
+				snprintf(name + strlen(name),
+					 sizeof(name) - strlen(name), "%s%s",
+					 name[0] ? "+" : "", jit_type_names[j]);
+		as = p->types[i];
+		as.pgprot = PAGE_KERNEL_ROX;
+		jit_pools[i] = jit_cache_pool_create(name, &as,
+						     jit_kasan_shadow(&jit_ctx),
+						     p->text_fill,
+						     JIT_CACHE_GRACE_MS);
+		if (!jit_pools[i])
+			continue;
+		for (j = i + 1; j < JIT_TYPE_NR; j++)
+			if (jit_type_cached(p, j) &&
+			    jit_same_range(&p->types[i], &p->types[j]))
+				jit_pools[j] = jit_pools[i];
+	}
+}
+
+/* Account the free of a page-granular allocation made for a pool. */
+static void jit_cache_free_fallback(unsigned long area, size_t len)
+{
+	unsigned long type = area >> JIT_AREA_TYPE_SHIFT;
+
+	if ((area & JIT_AREA_FALLBACK) && type < JIT_TYPE_NR && jit_pools[type])
+		jit_cache_note_fallback(jit_pools[type], len, false);
+}
+#else
+static struct jit_cache_pool *jit_pools[JIT_TYPE_NR];
+
+static inline void *jit_cache_text_alloc(enum jit_alloc_type type, size_t len,
+					 const void *caller)
+{
+	return NULL;
+}
+
+static inline void jit_alloc_cache_init(void) { }
+static inline void jit_cache_free_fallback(unsigned long area, size_t len) { }
+static inline int jit_cache_free(void *addr) { return -ENOENT; }
+static inline int jit_cache_check_update(const void *addr, size_t len)
+{
+	return -ENOENT;
+}
+#endif /* CONFIG_JIT_ALLOC_CACHE */
+
+/**
+ * jit_text_is_rox() - is text of a type read-only and executable from the start?
+ * @type: a text type of &enum jit_alloc_type
+ *
+ * Memory of such a type is filled with trapping instructions, may share a
+ * huge mapping with other users, and must only be written with
+ * jit_update_copy() and jit_update_set(); its user must not change its
+ * permissions with set_memory_*().
+ *
+ * Return: true if text of @type is handed out read-only and executable.
+ */
+bool jit_text_is_rox(enum jit_alloc_type type)
+{
+	return type < JIT_TYPE_NR && jit_pools[type];
+}
+EXPORT_SYMBOL_GPL(jit_text_is_rox);
+
+/**
+ * jit_alloc_ctx_alloc() - allocate from an explicit context
+ * @ctx: a context set up by jit_alloc_ctx_init()
+ * @as: an address space of @ctx, see jit_alloc_ctx_space()
+ * @text: allocate text (filled with &jit_alloc_params.text_fill and written
+ *	with text poking if the context says so) rather than data
+ * @len: size of the allocation in bytes
+ *
+ * The allocation functions of the API are this function on the kernel's
+ * context; the KUnit test uses it with contexts of its own.  Free the
+ * result with jit_free().
+ *
+ * Return: the allocation, or %NULL.
+ */
+void *jit_alloc_ctx_alloc(const struct jit_alloc_ctx *ctx,
+			  const struct jit_address_space *as, bool text,
+			  size_t len)
+{
+	return __jit_alloc(ctx, as, text, len, 0, __builtin_return_address(0));
+}
+
+/**
+ * jit_text_alloc() - allocate executable memory
+ * @len: size of the allocation in bytes
+ *
+ * Allocate @len bytes of memory for code, placed and mapped as the
+ * architecture requires for text of no particular user.  The memory is
+ * filled with the architecture's &jit_alloc_params.text_fill byte (zero
+ * unless it says otherwise).  If the architecture maps text read-only, it
+ * can only be written with jit_update_copy() and jit_update_set().
+ *
+ * Context: Process context, may sleep.
+ * Return: the allocation, or %NULL if @len is zero or no memory could be had.
+ */
+void *jit_text_alloc(size_t len)
+{
+	return __jit_alloc(&jit_ctx, &jit_ctx.params.text, true, len, 0,
+			   __builtin_return_address(0));
+}
+EXPORT_SYMBOL_GPL(jit_text_alloc);
+
+/**
+ * jit_data_alloc() - allocate memory for data that belongs with code
+ * @len: size of the allocation in bytes
+ *
+ * Allocate @len bytes of zeroed, writable, non-executable memory placed
+ * where the architecture requires data that code refers to (e.g. within
+ * reach of PC-relative addressing from text).
+ *
+ * Context: Process context, may sleep.
+ * Return: the allocation, or %NULL if @len is zero or no memory could be had.
+ */
+void *jit_data_alloc(size_t len)
+{
+	return __jit_alloc(&jit_ctx, &jit_ctx.params.data, false, len, 0,
+			   __builtin_return_address(0));
+}
+EXPORT_SYMBOL_GPL(jit_data_alloc);
+
+/**
+ * jit_text_alloc_type() - allocate executable memory for a type of user
+ * @type: the user, which must be a text type of &enum jit_alloc_type
+ * @len: size of the allocation in bytes
+ *
+ * Like jit_text_alloc(), but placed in the address space the architecture
+ * gives @type, if it gives it one.
+ *
+ * Context: Process context, may sleep.
+ * Return: the allocation, or %NULL.
+ */
+void *jit_text_alloc_type(enum jit_alloc_type type, size_t len)
+{
+	if (WARN_ONCE(type >= JIT_TYPE_NR || !jit_type_is_text(type),
+		      "jitalloc: %d is not a text type\n", type))
+		return NULL;
+	if (jit_pools[type])
+		return jit_cache_text_alloc(type, len,
+					    __builtin_return_address(0));
+	return __jit_alloc(&jit_ctx, &jit_ctx.params.types[type], true, len, 0,
+			   __builtin_return_address(0));
+}
+EXPORT_SYMBOL_GPL(jit_text_alloc_type);
+
+/**
+ * jit_data_alloc_type() - allocate data memory for a type of user
+ * @type: the user, which must be a data type of &enum jit_alloc_type
+ * @len: size of the allocation in bytes
+ *
+ * Like jit_data_alloc(), but placed in the address space the architecture
+ * gives @type, if it gives it one.
+ *
+ * Context: Process context, may sleep.
+ * Return: the allocation, or %NULL.
+ */
+void *jit_data_alloc_type(enum jit_alloc_type type, size_t len)
+{
+	if (WARN_ONCE(type >= JIT_TYPE_NR || jit_type_is_text(type),
+		      "jitalloc: %d is not a data type\n", type))
+		return NULL;
+	return __jit_alloc(&jit_ctx, &jit_ctx.params.types[type], false, len, 0,
+			   __builtin_return_address(0));
+}
+EXPORT_SYMBOL_GPL(jit_data_alloc_type);
+
+/**
+ * jit_free() - free memory allocated by the jit allocator
+ * @buf: the start of an allocation, or %NULL
+ *
+ * A pointer that is not the start of a live allocation is reported once
+ * and nothing is freed.
+ *
+ * Context: Process context, may sleep.
+ */
+void jit_free(void *buf)
+{
+	unsigned long addr = (unsigned long)buf;
+	bool found = false;
+	size_t len = 0;
+	void *entry;
+
+	MA_STATE(mas, &jit_areas, addr, addr);
+
+	if (!buf)
+		return;
+	might_sleep();
+
+	mtree_lock(&jit_areas);
+	entry = mas_walk(&mas);
+	if (entry && mas.index == addr) {
+		len = mas.last - mas.index + 1;
+		mas_erase(&mas);
+		found = true;
+	}
+	mtree_unlock(&jit_areas);
+
+	/* Cache memory; a bad pointer inside a pool is reported there. */
+	if (!found && jit_cache_free(buf) != -ENOENT)
+		return;
+
+	if (WARN_ONCE(!found, "jitalloc: %p is not a live allocation\n", buf))
+		return;
+	jit_cache_free_fallback(xa_to_value(entry), len);
+	vfree(buf);
+}
+EXPORT_SYMBOL_GPL(jit_free);
+
+/* Is [@dst, @dst + @len) inside one live allocation?  Get its JIT_AREA_*. */
+static bool jit_update_check(const void *dst, size_t len, unsigned long *area)
+{
+	unsigned long start = (unsigned long)dst, last;
+	void *entry;
+	bool ok;
+
+	MA_STATE(mas, &jit_areas, start, start);
+
+	if (check_add_overflow(start, len - 1, &last))
+		return false;
+
+	mtree_lock(&jit_areas);
+	entry = mas_walk(&mas);
+	ok = entry && last <= mas.last;
+	if (ok)
+		*area = xa_to_value(entry);
+	mtree_unlock(&jit_areas);
+
+	/* Not a vmalloc area of ours: cache memory is ROX text. */
+	if (!entry && !jit_cache_check_update(dst, len)) {
+		*area = JIT_AREA_TEXT | JIT_AREA_POKE;
+		ok = true;
+	}
+	return ok;
+}
+
+void __weak jit_arch_text_copy(void *dst, const void *src, size_t len)
+{
+	memcpy(dst, src, len);
+}
+
+void __weak jit_arch_text_set(void *dst, int c, size_t len)
+{
+	memset(dst, c, len);
+}
+
+/**
+ * jit_update_copy() - write into memory from the jit allocator
+ * @dst: where to write; [@dst, @dst + @len) must lie inside one allocation
+ * @src: what to write
+ * @len: how many bytes
+ *
+ * Text that the architecture maps read-only is written with text poking,
+ * anything else with memcpy().  A write that is not inside one live
+ * allocation is reported once and not done.  Instruction caches are the
+ * caller's business, as they are after memcpy().
+ *
+ * Context: Process context, may sleep.
+ */
+void jit_update_copy(void *dst, const void *src, size_t len)
+{
+	unsigned long area;
+
+	if (!len)
+		return;
+	if (WARN_ONCE(!jit_update_check(dst, len, &area),
+		      "jitalloc: copy to %p+%zu is not inside an allocation\n",
+		      dst, len))
+		return;
+
+	if (area & JIT_AREA_POKE)
+		jit_arch_text_copy(dst, src, len);
+	else
+		memcpy(dst, src, len);
+}
+EXPORT_SYMBOL_GPL(jit_update_copy);
+
+/**
+ * jit_update_set() - fill memory from the jit allocator with a byte
+ * @dst: where to write; [@dst, @dst + @len) must lie inside one allocation
+ * @c: the byte
+ * @len: how many bytes
+ *
+ * Like jit_update_copy(), with memset() semantics.
+ *
+ * Context: Process context, may sleep.
+ */
+void jit_update_set(void *dst, int c, size_t len)
+{
+	unsigned long area;
+
+	if (!len)
+		return;
+	if (WARN_ONCE(!jit_update_check(dst, len, &area),
+		      "jitalloc: set of %p+%zu is not inside an allocation\n",
+		      dst, len))
+		return;
+
+	if (area & JIT_AREA_POKE)
+		jit_arch_text_set(dst, c, len);
+	else
+		memset(dst, c, len);
+}
+EXPORT_SYMBOL_GPL(jit_update_set);
+
+/**
+ * jit_alloc_arch_params() - the architecture's constraints on jit memory
+ *
+ * Return: the parameters, or %NULL for the defaults (see &jit_alloc_params).
+ * Architectures with constraints override this default; it is called once,
+ * from jit_alloc_init().
+ */
+struct jit_alloc_params * __weak jit_alloc_arch_params(void)
+{
+	return NULL;
+}
+
+/**
+ * jit_alloc_init() - set up the jit allocator
+ *
+ * Called once from mm_init(), after vmalloc is up and before any user of
+ * executable memory runs.
+ */
+void __init jit_alloc_init(void)
+{
+	jit_alloc_ctx_init(&jit_ctx, jit_alloc_arch_params());
+	jit_alloc_cache_init();
+}

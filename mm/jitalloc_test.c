@@ -1,0 +1,743 @@
+// SPDX-License-Identifier: GPL-2.0-only
+/*
+ * KUnit tests for the jit allocator, mm/jitalloc.c.
+ *
+ * Each case checks one behaviour: placement per type, fallback, the
+ * protections read back from the page tables, the initial contents, the
+ * update helpers, and the rejection of every kind of bad input.  Cases that
+ * expect a warning bracket it with markers the boot checker understands.
+ */
+
+#include <kunit/test.h>
+#include <linux/jitalloc.h>
+#include <linux/mm.h>
+#include <linux/pgtable.h>
+#include <linux/sizes.h>
+#include <linux/slab.h>
+#include <linux/string.h>
+#include <linux/vmalloc.h>
+
+/* ===== Helpers ===== */
+
+#define JIT_TEST_PATTERN	0x5a
+#define JIT_TEST_NR_BAD		8
+
+static void jit_test_expect_warning(bool begin)
+{
+	pr_info("jitalloc-test: expected warning %s\n", begin ? "begin" : "end");
+}
+
+static bool jit_test_in(unsigned long addr, size_t len, unsigned long start,
+			unsigned long end)
+{
+	return addr >= start && addr < end && len <= end - addr;
+}
+
+/* Is the allocation inside the primary or the fallback range of @as? */
+static bool jit_test_in_space(const void *p, size_t len,
+			      const struct jit_address_space *as)
+{
+	unsigned long addr = (unsigned long)p;
+
+	return jit_test_in(addr, len, as->start, as->end) ||
+	       (as->fallback_end &&
+		jit_test_in(addr, len, as->fallback_start, as->fallback_end));
+}
+
+/* What a pgprot says about writability and execution. */
+static bool jit_test_prot_bits(unsigned long val, bool *write, bool *exec)
+{
+#if defined(CONFIG_X86)
+	*write = val & _PAGE_RW;
+	*exec = !(val & _PAGE_NX);
+	return true;
+#elif defined(CONFIG_ARM64)
+	*write = !(val & PTE_RDONLY);
+	*exec = !(val & PTE_PXN);
+	return true;
+#else
+	return false;
+#endif
+}
+
+/* Read the protections of the kernel mapping of @addr from the page tables. */
+static bool jit_test_mapping(const void *addr, bool *write, bool *exec)
+{
+#if defined(CONFIG_X86)
+	unsigned int level;
+	pte_t *pte = lookup_address((unsigned long)addr, &level);
+
+	if (!pte || !pte_present(*pte))
+		return false;
+	return jit_test_prot_bits(pte_flags(*pte), write, exec);
+#elif defined(CONFIG_ARM64)
+	unsigned long va = (unsigned long)addr;
+	pgd_t *pgdp = pgd_offset_k(va);
+	p4d_t *p4dp;
+	pud_t *pudp;
+	pmd_t *pmdp;
+	pte_t *ptep;
+
+	if (pgd_none(READ_ONCE(*pgdp)))
+		return false;
+	p4dp = p4d_offset(pgdp, va);
+	if (p4d_none(READ_ONCE(*p4dp)))
+		return false;
+	pudp = pud_offset(p4dp, va);
+	if (pud_none(READ_ONCE(*pudp)))
+		return false;
+	if (pud_sect(READ_ONCE(*pudp)))
+		return jit_test_prot_bits(pud_val(READ_ONCE(*pudp)), write, exec);
+	pmdp = pmd_offset(pudp, va);
+	if (pmd_none(READ_ONCE(*pmdp)))
+		return false;
+	if (pmd_sect(READ_ONCE(*pmdp)))
+		return jit_test_prot_bits(pmd_val(READ_ONCE(*pmdp)), write, exec);
+	ptep = pte_offset_kernel(pmdp, va);
+	if (!pte_present(READ_ONCE(*ptep)))
+		return false;
+	return jit_test_prot_bits(pte_val(READ_ONCE(*ptep)), write, exec);
+#else
+	return false;
+#endif
+}
+
+/* Check every page of an allocation is mapped as @prot says. */
+static void jit_test_expect_prot(struct kunit *test, const void *p, size_t len,
+				 pgprot_t prot)
+{
+	bool want_write, want_exec, write, exec;
+	size_t off;
+
+	if (!jit_test_prot_bits(pgprot_val(prot), &want_write, &want_exec))
+		kunit_skip(test, "no page table reader for this architecture");
+
+	for (off = 0; off < len; off += PAGE_SIZE) {
+		KUNIT_ASSERT_TRUE(test, jit_test_mapping(p + off, &write, &exec));
+		KUNIT_EXPECT_EQ(test, write, want_write);
+		KUNIT_EXPECT_EQ(test, exec, want_exec);
+	}
+}
+
+static bool jit_test_all_bytes(const void *p, size_t len, u8 c)
+{
+	const u8 *b = p;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (b[i] != c)
+			return false;
+	return true;
+}
+
+/*
+ * Parameters for a context of the test's own: the defaults, except that
+ * text is never mapped writable and executable at once where the
+ * architecture can say so.
+ */
+static void jit_test_params(struct jit_alloc_params *params)
+{
+	memset(params, 0, sizeof(*params));
+#ifdef PAGE_KERNEL_ROX
+	params->text.pgprot = PAGE_KERNEL_ROX;
+#endif
+}
+
+/* A context of the test's own, from @params (which may be %NULL). */
+static struct jit_alloc_ctx *jit_test_ctx(struct kunit *test,
+					  const struct jit_alloc_params *params)
+{
+	struct jit_alloc_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx),
+						  GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	KUNIT_ASSERT_EQ(test, jit_alloc_ctx_init(ctx, params), 0);
+	return ctx;
+}
+
+/*
+ * A range of the vmalloc space that is fully occupied: no allocation can be
+ * placed in it.  Returns the vm area to give back with free_vm_area().
+ */
+static struct vm_struct *jit_test_occupied(struct kunit *test,
+					   unsigned long *start,
+					   unsigned long *end)
+{
+	struct vm_struct *area = get_vm_area(4 * PAGE_SIZE, VM_ALLOC);
+
+	KUNIT_ASSERT_NOT_NULL(test, area);
+	*start = (unsigned long)area->addr;
+	*end = *start + area->size;
+	return area;
+}
+
+static const char * const jit_test_type_names[JIT_TYPE_NR] = {
+	[JIT_TYPE_MODULE_TEXT]	= "module text",
+	[JIT_TYPE_MODULE_DATA]	= "module data",
+	[JIT_TYPE_MODULE_INIT]	= "module init",
+	[JIT_TYPE_KPROBES]	= "kprobes",
+	[JIT_TYPE_FTRACE]	= "ftrace",
+	[JIT_TYPE_BPF]		= "bpf",
+};
+
+/* ===== Placement ===== */
+
+static void jit_test_text_placement(struct kunit *test)
+{
+	const struct jit_alloc_ctx *ctx = jit_alloc_default_ctx();
+	void *p;
+
+	KUNIT_ASSERT_TRUE(test, ctx->valid);
+	p = jit_text_alloc(3 * PAGE_SIZE);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_TRUE(test, jit_test_in_space(p, 3 * PAGE_SIZE,
+						  &ctx->params.text));
+	jit_free(p);
+}
+
+static void jit_test_data_placement(struct kunit *test)
+{
+	const struct jit_alloc_ctx *ctx = jit_alloc_default_ctx();
+	void *p = jit_data_alloc(PAGE_SIZE + 1);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_TRUE(test, jit_test_in_space(p, PAGE_SIZE + 1,
+						  &ctx->params.data));
+	jit_free(p);
+}
+
+static void jit_test_type_placement(struct kunit *test)
+{
+	const struct jit_alloc_ctx *ctx = jit_alloc_default_ctx();
+	enum jit_alloc_type type;
+
+	for (type = 0; type < JIT_TYPE_NR; type++) {
+		const struct jit_address_space *as;
+		void *p;
+
+		as = jit_alloc_ctx_space(ctx, type);
+		KUNIT_ASSERT_NOT_NULL(test, as);
+		if (type == JIT_TYPE_MODULE_DATA)
+			p = jit_data_alloc_type(type, PAGE_SIZE);
+		else
+			p = jit_text_alloc_type(type, PAGE_SIZE);
+		KUNIT_ASSERT_NOT_NULL_MSG(test, p, "type %s",
+					  jit_test_type_names[type]);
+		KUNIT_EXPECT_TRUE_MSG(test, jit_test_in_space(p, PAGE_SIZE, as),
+				      "type %s at %p", jit_test_type_names[type],
+				      p);
+		jit_free(p);
+	}
+}
+
+static void jit_test_type_own_space(struct kunit *test)
+{
+	struct jit_alloc_params params;
+	const struct jit_address_space *as;
+	struct jit_alloc_ctx *ctx;
+	unsigned long mid;
+	void *p;
+
+	mid = PAGE_ALIGN(VMALLOC_START + (VMALLOC_END - VMALLOC_START) / 2);
+	jit_test_params(&params);
+	params.types[JIT_TYPE_BPF].start = mid;
+	params.types[JIT_TYPE_BPF].end = VMALLOC_END;
+	ctx = jit_test_ctx(test, &params);
+
+	as = jit_alloc_ctx_space(ctx, JIT_TYPE_BPF);
+	KUNIT_EXPECT_EQ(test, as->start, mid);
+	KUNIT_EXPECT_EQ(test, pgprot_val(as->pgprot),
+			pgprot_val(ctx->params.text.pgprot));
+	p = jit_alloc_ctx_alloc(ctx, as, true, PAGE_SIZE);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_GE(test, (unsigned long)p, mid);
+	jit_free(p);
+}
+
+static void jit_test_defaults(struct kunit *test)
+{
+	struct jit_alloc_ctx *ctx = jit_test_ctx(test, NULL);
+	const struct jit_alloc_params *p = &ctx->params;
+
+	KUNIT_EXPECT_EQ(test, p->text.start, VMALLOC_START);
+	KUNIT_EXPECT_EQ(test, p->text.end, VMALLOC_END);
+	KUNIT_EXPECT_EQ(test, p->text.fallback_end, 0UL);
+	KUNIT_EXPECT_EQ(test, pgprot_val(p->text.pgprot),
+			pgprot_val(PAGE_KERNEL_EXEC));
+	KUNIT_EXPECT_EQ(test, pgprot_val(p->data.pgprot),
+			pgprot_val(PAGE_KERNEL));
+}
+
+static void jit_test_data_defaults_to_text(struct kunit *test)
+{
+	struct jit_alloc_params params = {
+		.text = {
+			.start		= VMALLOC_START,
+			.end		= VMALLOC_START + SZ_1G,
+			.fallback_start	= VMALLOC_START + SZ_1G,
+			.fallback_end	= VMALLOC_END,
+		},
+	};
+	struct jit_alloc_ctx *ctx = jit_test_ctx(test, &params);
+	const struct jit_address_space *data = &ctx->params.data;
+	const struct jit_address_space *mdata;
+
+	KUNIT_EXPECT_EQ(test, data->start, params.text.start);
+	KUNIT_EXPECT_EQ(test, data->end, params.text.end);
+	KUNIT_EXPECT_EQ(test, data->fallback_start, params.text.fallback_start);
+	KUNIT_EXPECT_EQ(test, data->fallback_end, params.text.fallback_end);
+	KUNIT_EXPECT_EQ(test, pgprot_val(data->pgprot), pgprot_val(PAGE_KERNEL));
+
+	mdata = jit_alloc_ctx_space(ctx, JIT_TYPE_MODULE_DATA);
+	KUNIT_EXPECT_EQ(test, mdata->start, data->start);
+	KUNIT_EXPECT_EQ(test, pgprot_val(mdata->pgprot), pgprot_val(PAGE_KERNEL));
+}
+
+static void jit_test_fallback(struct kunit *test)
+{
+	struct jit_alloc_params params;
+	unsigned long start, end;
+	struct vm_struct *area = jit_test_occupied(test, &start, &end);
+	struct jit_alloc_ctx *ctx;
+	void *p;
+
+	jit_test_params(&params);
+	params.text.start = start;
+	params.text.end = end;
+	params.text.fallback_start = VMALLOC_START;
+	params.text.fallback_end = VMALLOC_END;
+	ctx = jit_test_ctx(test, &params);
+
+	p = jit_alloc_ctx_alloc(ctx, &ctx->params.text, true, PAGE_SIZE);
+	KUNIT_EXPECT_NOT_NULL(test, p);
+	if (p) {
+		KUNIT_EXPECT_FALSE(test, jit_test_in((unsigned long)p,
+						     PAGE_SIZE, start, end));
+		jit_free(p);
+	}
+	free_vm_area(area);
+}
+
+static void jit_test_primary_first(struct kunit *test)
+{
+	struct jit_alloc_params params;
+	unsigned long start, end;
+	struct vm_struct *area = jit_test_occupied(test, &start, &end);
+	struct jit_alloc_ctx *ctx;
+	void *p;
+
+	jit_test_params(&params);
+	/* A fallback that cannot serve anything must not be needed. */
+	params.text.start = VMALLOC_START;
+	params.text.end = VMALLOC_END;
+	params.text.fallback_start = start;
+	params.text.fallback_end = end;
+	ctx = jit_test_ctx(test, &params);
+
+	p = jit_alloc_ctx_alloc(ctx, &ctx->params.text, true, PAGE_SIZE);
+	KUNIT_EXPECT_NOT_NULL(test, p);
+	jit_free(p);
+	free_vm_area(area);
+}
+
+static void jit_test_alignment(struct kunit *test)
+{
+	struct jit_alloc_params params = { .alignment = SZ_64K };
+	struct jit_alloc_ctx *ctx = jit_test_ctx(test, &params);
+	void *p[4];
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(p); i++) {
+		p[i] = jit_alloc_ctx_alloc(ctx, &ctx->params.data, false,
+					   PAGE_SIZE);
+		KUNIT_EXPECT_NOT_NULL(test, p[i]);
+		KUNIT_EXPECT_TRUE(test, IS_ALIGNED((unsigned long)p[i], SZ_64K));
+	}
+	for (i = 0; i < ARRAY_SIZE(p); i++)
+		jit_free(p[i]);
+}
+
+/* ===== Protections and contents ===== */
+
+static void jit_test_data_prot(struct kunit *test)
+{
+	const struct jit_alloc_ctx *ctx = jit_alloc_default_ctx();
+	void *p = jit_data_alloc(2 * PAGE_SIZE);
+	bool write, exec;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	jit_test_expect_prot(test, p, 2 * PAGE_SIZE, ctx->params.data.pgprot);
+	if (jit_test_mapping(p, &write, &exec)) {
+		KUNIT_EXPECT_TRUE(test, write);
+		KUNIT_EXPECT_FALSE(test, exec);
+	}
+	jit_free(p);
+}
+
+static void jit_test_text_prot(struct kunit *test)
+{
+	const struct jit_alloc_ctx *ctx = jit_alloc_default_ctx();
+	enum jit_alloc_type type;
+
+	for (type = 0; type < JIT_TYPE_NR; type++) {
+		const struct jit_address_space *as;
+		void *p;
+
+		if (type == JIT_TYPE_MODULE_DATA)
+			continue;
+		as = jit_alloc_ctx_space(ctx, type);
+		p = jit_text_alloc_type(type, 2 * PAGE_SIZE);
+		KUNIT_ASSERT_NOT_NULL(test, p);
+		/* types served by the huge page cache are ROX from the start */
+		jit_test_expect_prot(test, p, 2 * PAGE_SIZE,
+				     jit_text_is_rox(type) ? PAGE_KERNEL_ROX :
+							     as->pgprot);
+		jit_free(p);
+	}
+}
+
+static void jit_test_rox_prot(struct kunit *test)
+{
+#ifdef PAGE_KERNEL_ROX
+	struct jit_alloc_params params = {
+		.text.pgprot = PAGE_KERNEL_ROX,
+	};
+	struct jit_alloc_ctx *ctx = jit_test_ctx(test, &params);
+	bool write, exec;
+	void *text, *data;
+
+	text = jit_alloc_ctx_alloc(ctx, &ctx->params.text, true, PAGE_SIZE);
+	data = jit_alloc_ctx_alloc(ctx, &ctx->params.data, false, PAGE_SIZE);
+	KUNIT_ASSERT_NOT_NULL(test, text);
+	KUNIT_ASSERT_NOT_NULL(test, data);
+
+	if (!jit_test_mapping(text, &write, &exec))
+		kunit_skip(test, "no page table reader for this architecture");
+	KUNIT_EXPECT_FALSE(test, write);
+	KUNIT_EXPECT_TRUE(test, exec);
+	KUNIT_EXPECT_TRUE(test, jit_test_mapping(data, &write, &exec));
+	KUNIT_EXPECT_TRUE(test, write);
+	KUNIT_EXPECT_FALSE(test, exec);
+	KUNIT_EXPECT_TRUE(test, jit_test_all_bytes(text, PAGE_SIZE, 0));
+
+	jit_free(text);
+	jit_free(data);
+#else
+	kunit_skip(test, "no PAGE_KERNEL_ROX");
+#endif
+}
+
+static void jit_test_text_fill(struct kunit *test)
+{
+	const struct jit_alloc_ctx *ctx = jit_alloc_default_ctx();
+	void *p = jit_text_alloc(3 * PAGE_SIZE + 100);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_TRUE(test, jit_test_all_bytes(p, 3 * PAGE_SIZE + 100,
+						   ctx->params.text_fill));
+	jit_free(p);
+}
+
+static void jit_test_data_zeroed(struct kunit *test)
+{
+	void *p = jit_data_alloc(3 * PAGE_SIZE + 100);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_TRUE(test, jit_test_all_bytes(p, 3 * PAGE_SIZE + 100, 0));
+	jit_free(p);
+}
+
+/* ===== Update helpers ===== */
+
+static void jit_test_update_copy(struct kunit *test)
+{
+	u8 buf[64];
+	void *p = jit_text_alloc(2 * PAGE_SIZE);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	memset(buf, JIT_TEST_PATTERN, sizeof(buf));
+	/* Across the page boundary */
+	jit_update_copy(p + PAGE_SIZE - 32, buf, sizeof(buf));
+	KUNIT_EXPECT_EQ(test, memcmp(p + PAGE_SIZE - 32, buf, sizeof(buf)), 0);
+	jit_free(p);
+}
+
+static void jit_test_update_set(struct kunit *test)
+{
+	void *p = jit_text_alloc(2 * PAGE_SIZE);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	jit_update_set(p, JIT_TEST_PATTERN, 2 * PAGE_SIZE);
+	KUNIT_EXPECT_TRUE(test, jit_test_all_bytes(p, 2 * PAGE_SIZE,
+						   JIT_TEST_PATTERN));
+	jit_free(p);
+}
+
+static void jit_test_update_data(struct kunit *test)
+{
+	u8 buf[16];
+	void *p = jit_data_alloc(PAGE_SIZE);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	memset(buf, JIT_TEST_PATTERN, sizeof(buf));
+	jit_update_copy(p + 8, buf, sizeof(buf));
+	KUNIT_EXPECT_EQ(test, memcmp(p + 8, buf, sizeof(buf)), 0);
+	jit_update_set(p, 0x11, 8);
+	KUNIT_EXPECT_TRUE(test, jit_test_all_bytes(p, 8, 0x11));
+	jit_free(p);
+}
+
+static void jit_test_update_zero_len(struct kunit *test)
+{
+	u8 buf[8] = {};
+
+	/* Nothing to write: not a bad update, even outside allocations. */
+	jit_update_copy(buf, buf, 0);
+	jit_update_set(buf, 1, 0);
+	KUNIT_EXPECT_TRUE(test, jit_test_all_bytes(buf, sizeof(buf), 0));
+}
+
+static void jit_test_update_outside(struct kunit *test)
+{
+	u8 src[16];
+	u8 *buf = kunit_kzalloc(test, 64, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, buf);
+	memset(src, JIT_TEST_PATTERN, sizeof(src));
+	jit_test_expect_warning(true);
+	jit_update_copy(buf, src, sizeof(src));
+	jit_update_set(buf, JIT_TEST_PATTERN, 64);
+	jit_test_expect_warning(false);
+	KUNIT_EXPECT_TRUE(test, jit_test_all_bytes(buf, 64, 0));
+}
+
+static void jit_test_update_straddle(struct kunit *test)
+{
+	const struct jit_alloc_ctx *ctx = jit_alloc_default_ctx();
+	u8 src[32];
+	void *p = jit_data_alloc(PAGE_SIZE);
+	void *q = jit_text_alloc(PAGE_SIZE);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	memset(src, JIT_TEST_PATTERN, sizeof(src));
+	jit_test_expect_warning(true);
+	/* Starts inside, ends past the end */
+	jit_update_copy(p + PAGE_SIZE - 16, src, sizeof(src));
+	jit_update_set(q + PAGE_SIZE - 16, JIT_TEST_PATTERN, sizeof(src));
+	/* Wraps around the address space */
+	jit_update_set(p, JIT_TEST_PATTERN, SIZE_MAX);
+	jit_test_expect_warning(false);
+	KUNIT_EXPECT_TRUE(test, jit_test_all_bytes(p, PAGE_SIZE, 0));
+	KUNIT_EXPECT_TRUE(test, jit_test_all_bytes(q, PAGE_SIZE,
+						   ctx->params.text_fill));
+	jit_free(p);
+	jit_free(q);
+}
+
+static void jit_test_update_freed(struct kunit *test)
+{
+	u8 src[16] = {};
+	void *p = jit_data_alloc(PAGE_SIZE);
+	void *q;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	jit_free(p);
+	/* Keep the range mapped by someone else, so a stray write is safe. */
+	q = vzalloc(PAGE_SIZE);
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	jit_test_expect_warning(true);
+	jit_update_copy(q, src, sizeof(src));
+	jit_test_expect_warning(false);
+	vfree(q);
+}
+
+/* ===== Bad input ===== */
+
+static void jit_test_zero_len(struct kunit *test)
+{
+	KUNIT_EXPECT_NULL(test, jit_text_alloc(0));
+	KUNIT_EXPECT_NULL(test, jit_data_alloc(0));
+	KUNIT_EXPECT_NULL(test, jit_text_alloc_type(JIT_TYPE_BPF, 0));
+	KUNIT_EXPECT_NULL(test, jit_data_alloc_type(JIT_TYPE_MODULE_DATA, 0));
+}
+
+static void jit_test_too_large(struct kunit *test)
+{
+	struct jit_alloc_params params = {};
+	unsigned long start, end;
+	struct vm_struct *area = jit_test_occupied(test, &start, &end);
+	struct jit_alloc_ctx *ctx;
+
+	/* Larger than the range and its fallback: no attempt, no warning. */
+	params.text.start = start;
+	params.text.end = end;
+	params.text.fallback_start = start;
+	params.text.fallback_end = end;
+	ctx = jit_test_ctx(test, &params);
+	KUNIT_EXPECT_NULL(test, jit_alloc_ctx_alloc(ctx, &ctx->params.text,
+						    true, end - start + 1));
+	KUNIT_EXPECT_NULL(test, jit_text_alloc(SIZE_MAX));
+	KUNIT_EXPECT_NULL(test, jit_text_alloc(SIZE_MAX - PAGE_SIZE + 2));
+	KUNIT_EXPECT_NULL(test, jit_data_alloc(SIZE_MAX / 2));
+	free_vm_area(area);
+}
+
+static void jit_test_bad_type(struct kunit *test)
+{
+	jit_test_expect_warning(true);
+	KUNIT_EXPECT_NULL(test, jit_text_alloc_type(JIT_TYPE_MODULE_DATA,
+						    PAGE_SIZE));
+	KUNIT_EXPECT_NULL(test, jit_data_alloc_type(JIT_TYPE_BPF, PAGE_SIZE));
+	KUNIT_EXPECT_NULL(test, jit_text_alloc_type(JIT_TYPE_NR, PAGE_SIZE));
+	KUNIT_EXPECT_NULL(test, jit_data_alloc_type(JIT_TYPE_NR, PAGE_SIZE));
+	jit_test_expect_warning(false);
+	KUNIT_EXPECT_NULL(test, jit_alloc_ctx_space(jit_alloc_default_ctx(),
+						    JIT_TYPE_NR));
+}
+
+/* Each set of parameters is invalid for exactly one reason. */
+static void jit_test_invalid_params(struct kunit *test)
+{
+	struct jit_alloc_params *bad = kunit_kcalloc(test, JIT_TEST_NR_BAD, sizeof(*bad),
+						     GFP_KERNEL);
+	struct jit_alloc_ctx *ctx = kunit_kzalloc(test, sizeof(*ctx),
+						  GFP_KERNEL);
+	int i;
+
+	KUNIT_ASSERT_NOT_NULL(test, bad);
+	KUNIT_ASSERT_NOT_NULL(test, ctx);
+	bad[0].text.start = VMALLOC_END;		/* start > end */
+	bad[0].text.end = VMALLOC_START;
+	bad[1].text.start = VMALLOC_START;		/* empty range */
+	bad[1].text.end = VMALLOC_START;
+	bad[2].text.start = VMALLOC_START;		/* fallback start only */
+	bad[2].text.end = VMALLOC_END;
+	bad[2].text.fallback_start = VMALLOC_START;
+	bad[3].alignment = 3 * PAGE_SIZE;		/* not a power of two */
+	bad[4].flags = BIT(30);				/* unknown flag */
+	bad[5].types[JIT_TYPE_FTRACE].start = PAGE_SIZE; /* start, no end */
+	bad[6].data.start = VMALLOC_START;		/* backwards fallback */
+	bad[6].data.end = VMALLOC_END;
+	bad[6].data.fallback_start = VMALLOC_END;
+	bad[6].data.fallback_end = VMALLOC_START;
+	bad[7].text.start = VMALLOC_START + 1;		/* unaligned start */
+	bad[7].text.end = VMALLOC_END;
+
+	for (i = 0; i < JIT_TEST_NR_BAD; i++) {
+		KUNIT_EXPECT_EQ_MSG(test, jit_alloc_ctx_init(ctx, &bad[i]),
+				    -EINVAL, "params %d", i);
+		KUNIT_EXPECT_FALSE(test, ctx->valid);
+		KUNIT_EXPECT_NULL_MSG(test,
+				      jit_alloc_ctx_alloc(ctx, &ctx->params.text,
+							  true, PAGE_SIZE),
+				      "params %d", i);
+		KUNIT_EXPECT_NULL(test, jit_alloc_ctx_alloc(ctx,
+							    &ctx->params.data,
+							    false, PAGE_SIZE));
+	}
+}
+
+static void jit_test_free_null(struct kunit *test)
+{
+	jit_free(NULL);
+	KUNIT_SUCCEED(test);
+}
+
+static void jit_test_free_foreign(struct kunit *test)
+{
+	void *v = vmalloc(PAGE_SIZE);
+	void *k = kmalloc(64, GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, v);
+	KUNIT_ASSERT_NOT_NULL(test, k);
+	jit_test_expect_warning(true);
+	jit_free(v);
+	jit_free(k);
+	jit_test_expect_warning(false);
+	/* Nothing was freed: both are still ours to use and free. */
+	memset(v, 1, PAGE_SIZE);
+	memset(k, 1, 64);
+	vfree(v);
+	kfree(k);
+}
+
+static void jit_test_free_interior(struct kunit *test)
+{
+	u8 src[8];
+	void *p = jit_data_alloc(2 * PAGE_SIZE);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	jit_test_expect_warning(true);
+	jit_free(p + PAGE_SIZE);
+	jit_free(p + 1);
+	jit_test_expect_warning(false);
+	/* Still live: updates are accepted, then it frees normally. */
+	memset(src, JIT_TEST_PATTERN, sizeof(src));
+	jit_update_copy(p + PAGE_SIZE, src, sizeof(src));
+	KUNIT_EXPECT_EQ(test, memcmp(p + PAGE_SIZE, src, sizeof(src)), 0);
+	jit_free(p);
+}
+
+static void jit_test_double_free(struct kunit *test)
+{
+	void *p = jit_text_alloc(PAGE_SIZE);
+	void *q;
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	jit_free(p);
+	/* Whoever gets the range next must not lose it to the stale free. */
+	q = jit_data_alloc(PAGE_SIZE);
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	if (q != p) {
+		jit_test_expect_warning(true);
+		jit_free(p);
+		jit_test_expect_warning(false);
+	}
+	jit_update_set(q, JIT_TEST_PATTERN, PAGE_SIZE);
+	KUNIT_EXPECT_TRUE(test, jit_test_all_bytes(q, PAGE_SIZE,
+						   JIT_TEST_PATTERN));
+	jit_free(q);
+}
+
+static struct kunit_case jitalloc_test_cases[] = {
+	KUNIT_CASE(jit_test_text_placement),
+	KUNIT_CASE(jit_test_data_placement),
+	KUNIT_CASE(jit_test_type_placement),
+	KUNIT_CASE(jit_test_type_own_space),
+	KUNIT_CASE(jit_test_defaults),
+	KUNIT_CASE(jit_test_data_defaults_to_text),
+	KUNIT_CASE(jit_test_fallback),
+	KUNIT_CASE(jit_test_primary_first),
+	KUNIT_CASE(jit_test_alignment),
+	KUNIT_CASE(jit_test_data_prot),
+	KUNIT_CASE(jit_test_text_prot),
+	KUNIT_CASE(jit_test_rox_prot),
+	KUNIT_CASE(jit_test_text_fill),
+	KUNIT_CASE(jit_test_data_zeroed),
+	KUNIT_CASE(jit_test_update_copy),
+	KUNIT_CASE(jit_test_update_set),
+	KUNIT_CASE(jit_test_update_data),
+	KUNIT_CASE(jit_test_update_zero_len),
+	KUNIT_CASE(jit_test_update_outside),
+	KUNIT_CASE(jit_test_update_straddle),
+	KUNIT_CASE(jit_test_update_freed),
+	KUNIT_CASE(jit_test_zero_len),
+	KUNIT_CASE(jit_test_too_large),
+	KUNIT_CASE(jit_test_bad_type),
+	KUNIT_CASE(jit_test_invalid_params),
+	KUNIT_CASE(jit_test_free_null),
+	KUNIT_CASE(jit_test_free_foreign),
+	KUNIT_CASE(jit_test_free_interior),
+	KUNIT_CASE(jit_test_double_free),
+	{}
+};
+
+static struct kunit_suite jitalloc_test_suite = {
+	.name = "jitalloc",
+	.test_cases = jitalloc_test_cases,
+};
+
+kunit_test_suite(jitalloc_test_suite);
+
+MODULE_LICENSE("GPL");
