@@ -29,18 +29,20 @@ one() {
 	echo "$out" >>"$log"
 }
 
+# checkpatch runs from the kernel tree, as a reviewer would run it; its
+# results depend on the directory it runs in.
 checkpatch_file() {
 	local out
-	out=$(perl "$cp" --no-tree --strict --terse --show-types \
-		--ignore SPDX_LICENSE_TAG,FILE_PATH_CHANGES -f "$1" 2>&1)
+	out=$(cd "$SRC_BASE" && perl "$cp" --no-tree --strict --terse --show-types \
+		--ignore SPDX_LICENSE_TAG,FILE_PATH_CHANGES -f "$TOP/$1" 2>&1)
 	echo "$out" | grep -E 'ERROR|WARNING|CHECK'
 	! echo "$out" | grep -qE 'ERROR|WARNING|CHECK'
 }
 
 checkpatch_patch() {
 	local out
-	out=$(perl "$cp" --no-tree --strict --terse --show-types \
-		--ignore FILE_PATH_CHANGES "$1" 2>&1)
+	out=$(cd "$SRC_BASE" && perl "$cp" --no-tree --strict --terse --show-types \
+		--ignore FILE_PATH_CHANGES "$TOP/$1" 2>&1)
 	echo "$out" | grep -E 'ERROR|WARNING|CHECK'
 	! echo "$out" | grep -qE 'ERROR|WARNING|CHECK'
 }

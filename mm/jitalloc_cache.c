@@ -684,6 +684,7 @@ static const char * const jit_cache_user_names[JIT_CACHE_USER_NR] = {
 static int jit_cache_stats_show(struct seq_file *m, void *v)
 {
 	struct jit_cache_pool *pool = m->private;
+	struct jit_cache_page *page;
 	struct jit_cache_stats s;
 	unsigned long free, frag = 0;
 	int i;
@@ -713,6 +714,12 @@ static int jit_cache_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "frees %lu\n", s.frees);
 	seq_printf(m, "fallbacks %lu\n", s.fallbacks);
 	seq_printf(m, "reclaims %lu\n", s.reclaims);
+	seq_puts(m, "huge_page_addrs");
+	mutex_lock(&pool->lock);
+	list_for_each_entry(page, &pool->pages, list)
+		seq_printf(m, " 0x%lx", (unsigned long)page->addr);
+	mutex_unlock(&pool->lock);
+	seq_putc(m, '\n');
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(jit_cache_stats);

@@ -8,6 +8,7 @@
  * /sys/kernel/tracing.  The test module is looked for in
  * $JITALLOC_TESTMOD (default: ./test_modules/jitalloc_testmod.ko).
  */
+#include <dirent.h>
 #include <sys/stat.h>
 #include "../kselftest_harness.h"
 #include "jitalloc_util.h"
@@ -151,6 +152,53 @@ TEST(bpf_programs_jit_and_run)
 	}
 	for (i = 0; i < 64; i++)
 		close(fds[i]);
+}
+
+/*
+ * Every huge page the jitalloc cache holds must be one read-only,
+ * executable PMD entry, also while programs live in it.
+ */
+TEST(cache_huge_pages_pmd_mapped)
+{
+	const char *dir = JT_DEBUGFS "/jitalloc";
+	static char buf[1 << 14];
+	int fds[32], i, pages = 0;
+	struct dirent *d;
+	DIR *dp;
+
+	dp = opendir(dir);
+	if (!dp)
+		SKIP(return, "no %s: kernel without CONFIG_JIT_ALLOC_CACHE", dir);
+	for (i = 0; i < 32; i++)
+		ASSERT_LE(0, fds[i] = jt_bpf_load(i, i));
+
+	while ((d = readdir(dp))) {
+		char path[512], *line, *tok, *save;
+
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+		ASSERT_LT(0, jt_read(path, buf, sizeof(buf)));
+		line = strstr(buf, "huge_page_addrs");
+		ASSERT_NE(NULL, line) TH_LOG("%s has no huge_page_addrs", path);
+		line = strtok_r(line, "\n", &save);
+		for (tok = strtok_r(line + strlen("huge_page_addrs"), " ", &save);
+		     tok; tok = strtok_r(NULL, " ", &save)) {
+			unsigned long addr = strtoul(tok, NULL, 16);
+			struct jt_pt_entry e;
+
+			ASSERT_EQ(0, jt_pt_lookup(addr, &e)) TH_LOG("0x%lx unmapped", addr);
+			EXPECT_EQ(2UL << 20, e.level_size) TH_LOG("0x%lx", addr);
+			EXPECT_EQ(0, e.writable) TH_LOG("0x%lx", addr);
+			EXPECT_EQ(1, e.exec) TH_LOG("0x%lx", addr);
+			pages++;
+		}
+	}
+	closedir(dp);
+	for (i = 0; i < 32; i++)
+		close(fds[i]);
+	if (!pages)
+		SKIP(return, "the cache holds no huge page (no PMD vmalloc mappings here)");
 }
 
 TEST(no_wx_mapping_after_users)
