@@ -45,6 +45,14 @@ if [ "$want" != "$have_stamp" ] || [ "$head" != "$have_head" ]; then
 		fi
 	fi
 	git_t am --abort >/dev/null 2>&1
+	# Remember content and mtime of every file the old series touched, so
+	# files that come out of the new series unchanged keep their mtime and
+	# make does not rebuild what depends on them.
+	keep=$BUILD/src/jitalloc.mtimes
+	(cd "$SRC_PATCHED" && git diff --name-only base HEAD 2>/dev/null |
+		while read -r f; do
+			[ -f "$f" ] && echo "$(sha1sum <"$f" | cut -c1-40) $(stat -c %Y "$f") $f"
+		done) >"$keep"
 	git_t reset -q --hard base || die "could not reset build/src/jitalloc to base"
 	rm -f "$STAMP"
 	n=0
@@ -61,6 +69,11 @@ if [ "$want" != "$have_stamp" ] || [ "$head" != "$have_head" ]; then
 		fi
 		n=$((n + 1))
 	done <"$SERIES"
+	while read -r sum mtime f; do
+		[ -f "$SRC_PATCHED/$f" ] &&
+		[ "$(sha1sum <"$SRC_PATCHED/$f" | cut -c1-40)" = "$sum" ] &&
+		touch -d "@$mtime" "$SRC_PATCHED/$f"
+	done <"$keep"
 	echo "$want $(git_t rev-parse HEAD)" >"$STAMP"
 	echo "applied $n patches"
 fi

@@ -7,7 +7,7 @@
 
 TARGETS=${TEST_TARGETS:-"x86_64:default arm64:default x86_64:nomodules x86_64:debug"}
 # Suites every patched kernel must run; a missing one is a failure.
-KUNIT_SUITES="jitalloc"
+KUNIT_SUITES="jitalloc jitalloc_cache"
 SELFTESTS="jitalloc"
 
 totals=$LOGS/test-totals
