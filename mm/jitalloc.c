@@ -390,11 +390,6 @@ static inline void *jit_cache_text_alloc(enum jit_alloc_type type, size_t len,
 
 static inline void jit_alloc_cache_init(void) { }
 static inline void jit_cache_free_fallback(unsigned long area, size_t len) { }
-static inline int jit_cache_free(void *addr) { return -ENOENT; }
-static inline int jit_cache_check_update(const void *addr, size_t len)
-{
-	return -ENOENT;
-}
 #endif /* CONFIG_JIT_ALLOC_CACHE */
 
 /**

@@ -10,6 +10,7 @@
 #ifndef _MM_JITALLOC_CACHE_H
 #define _MM_JITALLOC_CACHE_H
 
+#include <linux/errno.h>
 #include <linux/jitalloc.h>
 #include <linux/types.h>
 
@@ -63,6 +64,7 @@ struct jit_cache_stats {
 	unsigned long high_water;
 };
 
+#ifdef CONFIG_JIT_ALLOC_CACHE
 struct jit_cache_pool *jit_cache_pool_create(const char *name,
 					     const struct jit_address_space *as,
 					     bool kasan_shadow, u8 fill,
@@ -85,5 +87,17 @@ void jit_cache_flush(struct jit_cache_pool *pool);
  * jit_arch_text_copy() and jit_arch_text_set().
  */
 void jit_arch_protect_alias(void *addr, size_t len, bool protect);
+#else
+/* Without the cache no address is cache memory. */
+static inline int jit_cache_free(void *addr)
+{
+	return -ENOENT;
+}
+
+static inline int jit_cache_check_update(const void *addr, size_t len)
+{
+	return -ENOENT;
+}
+#endif /* CONFIG_JIT_ALLOC_CACHE */
 
 #endif /* _MM_JITALLOC_CACHE_H */

@@ -12,6 +12,7 @@
 #define _LINUX_JITALLOC_H
 
 #include <linux/types.h>
+#include <linux/mm.h>	/* pgprot_t; some arches' pgtable.h need it first */
 #include <linux/pgtable.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
