@@ -26,6 +26,10 @@ MANIFEST=$BUILD/src/jitalloc.overlay	# overlay files copied into the tree
 
 mkdir -p "$LOGS"
 
+# O= builds pass absolute paths to the compiler; let ccache hash them
+# relative to the checkout so a fresh clone elsewhere still hits.
+export CCACHE_BASEDIR=$TOP CCACHE_NOHASHDIR=true
+
 # Hash of patches/series and every patch it lists, in order.
 patch_stamp() {
 	{
