@@ -582,6 +582,26 @@ static bool jit_update_check(const void *dst, size_t len, unsigned long *area)
 	return ok;
 }
 
+/**
+ * jit_is_rox_text() - does an address lie in text handed out read-only?
+ * @addr: any address
+ *
+ * For code patching primitives that are given addresses rather than
+ * allocations, such as x86 text_poke_early() patching a module being
+ * loaded: memory for which this is true can only be written with
+ * jit_update_copy() and jit_update_set().
+ *
+ * Context: Process context, may sleep.
+ * Return: true if @addr is inside a live allocation of read-only text.
+ */
+bool jit_is_rox_text(const void *addr)
+{
+	unsigned long area;
+
+	return jit_update_check(addr, 1, &area) && (area & JIT_AREA_POKE);
+}
+EXPORT_SYMBOL_GPL(jit_is_rox_text);
+
 void __weak jit_arch_text_copy(void *dst, const void *src, size_t len)
 {
 	memcpy(dst, src, len);

@@ -42,7 +42,12 @@
  * trapping instructions before they can be handed out again.  The refill is
  * text poking, which on x86 takes text_mutex, a lock some callers (kprobes)
  * already hold when they free; so jit_free() only moves the chunks to a
- * pending bitmap and a worker pokes them and then releases them.  A huge page
+ * pending bitmap and a worker pokes them and then releases them.  The worker
+ * runs JIT_CACHE_REFILL_DELAY after the free that queued it, so a burst of
+ * frees (a BPF program set going away, a load/unload loop) is refilled
+ * with one poke per run of adjacent chunks rather than one per free.  An
+ * allocation that finds no room refills pending chunks itself before it
+ * takes a new huge page, unless text_mutex is held.  A huge page
  * that becomes entirely free is given back after a grace period, except that
  * each pool keeps one spare; a shrinker gives the spare back under memory
  * pressure.
@@ -59,6 +64,7 @@
 #include <linux/debugfs.h>
 #include <linux/kasan.h>
 #include <linux/list.h>
+#include <linux/memory.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/pgtable.h>
@@ -78,6 +84,8 @@
 #define JIT_CACHE_CHUNK_SIZE	BIT(JIT_CACHE_CHUNK_SHIFT)
 #define JIT_CACHE_PAGE_CHUNKS	(PMD_SIZE >> JIT_CACHE_CHUNK_SHIFT)
 #define JIT_CACHE_PAGE_ALIGN	((PAGE_SIZE >> JIT_CACHE_CHUNK_SHIFT) - 1)
+/* refill freed chunks this long after the first free of a burst */
+#define JIT_CACHE_REFILL_DELAY	max(1, HZ / 100)
 /* wait this long after failing to get a huge page before trying again */
 #define JIT_CACHE_RETRY		HZ
 
@@ -116,7 +124,8 @@ struct jit_cache_page {
  * @retry_after: no new huge page is tried before this time
  * @lock: protects everything below
  * @pages: &struct jit_cache_page list
- * @refill_work: refills freed chunks with traps
+ * @refill_work: refills freed chunks with traps, a little after the free
+ *	that queued it so that runs of frees are refilled together
  * @reclaim_work: gives back pages that stayed free for @grace
  * @debugfs: the pool's statistics file
  * @stats: counters; the derived fields are filled in on read
@@ -131,7 +140,7 @@ struct jit_cache_pool {
 	unsigned long retry_after;
 	struct mutex lock;	/* pages, their bitmaps and stats */
 	struct list_head pages;
-	struct work_struct refill_work;
+	struct delayed_work refill_work;
 	struct delayed_work reclaim_work;
 	struct dentry *debugfs;
 	struct jit_cache_stats stats;
@@ -317,6 +326,18 @@ static unsigned long jit_cache_page_largest_run(struct jit_cache_page *page)
 	return best;
 }
 
+static unsigned long jit_cache_refill(struct jit_cache_pool *pool);
+
+/*
+ * May jit_cache_alloc() refill freed chunks itself?  Refilling pokes text,
+ * which takes text_mutex, and some callers (kprobes) allocate with
+ * text_mutex held: only when nobody holds it, which rules out the caller.
+ */
+static bool jit_cache_may_refill_now(void)
+{
+	return !mutex_is_locked(&text_mutex);
+}
+
 /**
  * jit_cache_alloc() - allocate executable memory from a pool
  * @pool: pool of the caller's placement range
@@ -334,18 +355,29 @@ void *jit_cache_alloc(struct jit_cache_pool *pool, size_t len,
 	unsigned long align_mask = len >= PAGE_SIZE ? JIT_CACHE_PAGE_ALIGN : 0;
 	unsigned int nr = DIV_ROUND_UP(len, JIT_CACHE_CHUNK_SIZE);
 	struct jit_cache_page *page, *new = NULL;
+	bool refilled = false;
 	unsigned long in_use;
-	long start = -1;
+	long start;
 	void *ret;
 
 	if (!len || len > PMD_SIZE || user >= JIT_CACHE_USER_NR)
 		return NULL;
 
+again:
+	start = -1;
 	mutex_lock(&pool->lock);
 	list_for_each_entry(page, &pool->pages, list) {
 		start = jit_cache_page_carve(page, nr, align_mask);
 		if (start >= 0)
 			break;
+	}
+	if (start < 0 && !refilled && jit_cache_may_refill_now()) {
+		/* freed chunks waiting for their refill may make room */
+		mutex_unlock(&pool->lock);
+		refilled = true;
+		if (jit_cache_refill(pool))
+			goto again;
+		mutex_lock(&pool->lock);
 	}
 	if (start < 0) {
 		/* allocate outside the lock: vmalloc and the fill are slow */
@@ -459,7 +491,7 @@ int jit_cache_free(void *addr)
 	pool->stats.bytes_in_use[xa_to_value(entry)] -= chunks_to_bytes(nr);
 	mutex_unlock(&pool->lock);
 
-	schedule_work(&pool->refill_work);
+	queue_delayed_work(system_wq, &pool->refill_work, JIT_CACHE_REFILL_DELAY);
 	return 0;
 }
 
@@ -520,13 +552,14 @@ static struct jit_cache_page *jit_cache_next_refill(struct jit_cache_pool *pool,
 	return NULL;
 }
 
-/* Refill freed chunks with traps, then let them be allocated again. */
-static void jit_cache_refill_work(struct work_struct *work)
+/*
+ * Refill freed chunks with traps, then let them be allocated again.
+ * Return: the number of chunks refilled.
+ */
+static unsigned long jit_cache_refill(struct jit_cache_pool *pool)
 {
-	struct jit_cache_pool *pool = container_of(work, struct jit_cache_pool,
-						   refill_work);
 	struct jit_cache_page *page;
-	unsigned long start, nr;
+	unsigned long start, nr, done = 0;
 	bool emptied = false;
 
 	mutex_lock(&pool->lock);
@@ -541,6 +574,7 @@ static void jit_cache_refill_work(struct work_struct *work)
 		mutex_lock(&pool->lock);
 		bitmap_clear(page->alloc_map, start, nr);
 		page->used -= nr;
+		done += nr;
 		page->first_free = min_t(unsigned int, page->first_free, start);
 		if (!page->used) {
 			page->empty_since = jiffies;
@@ -550,6 +584,16 @@ static void jit_cache_refill_work(struct work_struct *work)
 	mutex_unlock(&pool->lock);
 	if (emptied)
 		mod_delayed_work(system_wq, &pool->reclaim_work, pool->grace);
+	return done;
+}
+
+static void jit_cache_refill_work(struct work_struct *work)
+{
+	struct jit_cache_pool *pool = container_of(to_delayed_work(work),
+						   struct jit_cache_pool,
+						   refill_work);
+
+	jit_cache_refill(pool);
 }
 
 /**
@@ -621,7 +665,7 @@ static void jit_cache_reclaim_work(struct work_struct *work)
  */
 void jit_cache_flush(struct jit_cache_pool *pool)
 {
-	flush_work(&pool->refill_work);
+	flush_delayed_work(&pool->refill_work);
 	flush_delayed_work(&pool->reclaim_work);
 }
 
@@ -764,7 +808,7 @@ struct jit_cache_pool *jit_cache_pool_create(const char *name,
 	pool->retry_after = jiffies;
 	mutex_init(&pool->lock);
 	INIT_LIST_HEAD(&pool->pages);
-	INIT_WORK(&pool->refill_work, jit_cache_refill_work);
+	INIT_DELAYED_WORK(&pool->refill_work, jit_cache_refill_work);
 	INIT_DELAYED_WORK(&pool->reclaim_work, jit_cache_reclaim_work);
 
 	mutex_lock(&jit_cache_pools_lock);
@@ -790,7 +834,7 @@ void jit_cache_pool_destroy(struct jit_cache_pool *pool)
 	mutex_unlock(&jit_cache_pools_lock);
 	debugfs_remove(pool->debugfs);
 
-	flush_work(&pool->refill_work);
+	flush_delayed_work(&pool->refill_work);
 	cancel_delayed_work_sync(&pool->reclaim_work);
 	list_for_each_entry_safe(page, tmp, &pool->pages, list) {
 		list_del(&page->list);

@@ -130,6 +130,7 @@ void *jit_text_alloc_type(enum jit_alloc_type type, size_t len);
 void *jit_data_alloc_type(enum jit_alloc_type type, size_t len);
 void jit_free(void *buf);
 bool jit_text_is_rox(enum jit_alloc_type type);
+bool jit_is_rox_text(const void *addr);
 void jit_update_copy(void *dst, const void *src, size_t len);
 void jit_update_set(void *dst, int c, size_t len);
 
@@ -179,6 +180,11 @@ static inline void jit_free(void *buf)
 }
 
 static inline bool jit_text_is_rox(enum jit_alloc_type type)
+{
+	return false;
+}
+
+static inline bool jit_is_rox_text(const void *addr)
 {
 	return false;
 }

@@ -16,9 +16,12 @@ static struct jit_alloc_params jit_alloc_params __ro_after_init = {
 	.flags		= JIT_ALLOC_KASAN_SHADOW,
 	.alignment	= MODULE_ALIGN,
 	.text_fill	= INT3_INSN_OPCODE,
-	/* their users write only with jit_update_copy() or text_poke() */
-	.cache_types	= BIT(JIT_TYPE_KPROBES) | BIT(JIT_TYPE_FTRACE) |
-			  BIT(JIT_TYPE_BPF),
+	/*
+	 * Their users write only with jit_update_copy() or text_poke(); the
+	 * module loader relocates text in a copy, module_writable_address().
+	 */
+	.cache_types	= BIT(JIT_TYPE_MODULE_TEXT) | BIT(JIT_TYPE_KPROBES) |
+			  BIT(JIT_TYPE_FTRACE) | BIT(JIT_TYPE_BPF),
 };
 
 static unsigned long __init jit_module_load_offset(void)

@@ -90,6 +90,91 @@ TEST(module_load_unload)
 	EXPECT_NE(0, access("/sys/module/" TESTMOD_NAME, F_OK));
 }
 
+/* The debugfs file of the cache pool that serves module text, if any. */
+static int modules_pool(char *path, size_t size)
+{
+	const char *dir = JT_DEBUGFS "/jitalloc";
+	struct dirent *d;
+	DIR *dp = opendir(dir);
+	int ret = -1;
+
+	if (!dp)
+		return -1;
+	while ((d = readdir(dp))) {
+		if (strstr(d->d_name, "modules")) {
+			snprintf(path, size, "%s/%s", dir, d->d_name);
+			ret = 0;
+			break;
+		}
+	}
+	closedir(dp);
+	return ret;
+}
+
+/* Is @addr inside one of the huge pages listed in pool file @path? */
+static int in_huge_page(const char *path, unsigned long addr)
+{
+	static char buf[1 << 14];
+	char *line, *tok, *save;
+
+	if (jt_read(path, buf, sizeof(buf)) <= 0)
+		return 0;
+	line = strstr(buf, "huge_page_addrs");
+	if (!line)
+		return 0;
+	line = strtok_r(line, "\n", &save);
+	for (tok = strtok_r(line + strlen("huge_page_addrs"), " ", &save);
+	     tok; tok = strtok_r(NULL, " ", &save)) {
+		unsigned long page = strtoul(tok, NULL, 16);
+
+		if (addr >= page && addr < page + (2UL << 20))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * Where the architecture caches module text, a loaded module's text is
+ * served by the pool, read-only and executable (inside a PMD mapping when
+ * the pool holds huge pages), and unloading gives its bytes back.
+ */
+TEST(module_text_from_cache)
+{
+	long before, loaded, after;
+	unsigned long text;
+	struct jt_pt_entry e;
+	char pool[512], buf[64];
+
+	if (access("/proc/modules", F_OK))
+		SKIP(return, "kernel built without CONFIG_MODULES");
+	if (modules_pool(pool, sizeof(pool)))
+		SKIP(return, "no jitalloc cache pool serves module text here");
+
+	before = jt_read_key(pool, "bytes_in_use_modules");
+	ASSERT_LE(0, before);
+	ASSERT_EQ(0, jt_module_load(testmod_path(), ""));
+	ASSERT_LT(0, jt_read("/sys/module/" TESTMOD_NAME "/parameters/selfcheck",
+			     buf, sizeof(buf)));
+	EXPECT_STREQ("ok\n", buf);
+	loaded = jt_read_key(pool, "bytes_in_use_modules");
+	text = section_addr(".text");
+	ASSERT_NE(0, text);
+	ASSERT_EQ(0, jt_pt_lookup(text, &e));
+	EXPECT_EQ(0, e.writable) TH_LOG(".text at 0x%lx", text);
+	EXPECT_EQ(1, e.exec) TH_LOG(".text at 0x%lx", text);
+	if (jt_read_key(pool, "huge_pages") > 0 && in_huge_page(pool, text)) {
+		EXPECT_EQ(2UL << 20, e.level_size) TH_LOG(".text at 0x%lx", text);
+		EXPECT_LT(before, loaded);
+	} else {
+		/* served by the counted page-granular fallback */
+		EXPECT_LT(0, jt_read_key(pool, "fallback_pages"));
+	}
+
+	ASSERT_EQ(0, jt_module_unload(TESTMOD_NAME));
+	after = jt_read_key(pool, "bytes_in_use_modules");
+	EXPECT_EQ(before, after);
+}
+
 TEST(kprobe_event)
 {
 	const char *events = JT_TRACEFS "/kprobe_events";
