@@ -31,8 +31,9 @@
  * bound_map a bit at the first chunk of every allocation and at the chunk
  * after its end, with no bit inside a live allocation, so jit_free()
  * recovers the size of an allocation from the bitmaps alone and writes
- * nothing into the executable memory.  An xarray keyed by first chunk says
- * which allocations are live and who made them.  The search
+ * nothing into the executable memory; the same bits tell whether a chunk
+ * starts a live allocation, and three more bitmaps record who made it, so
+ * allocation and free touch nothing but bitmaps.  The search
  * is bitmap_find_next_zero_area() from a per-page first-free hint, skipping
  * pages with fewer free chunks than asked for: the cost is bounded by
  * PMD_SIZE / JIT_CACHE_CHUNK_SIZE bits per huge page held.  Requests of a
@@ -73,7 +74,6 @@
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 #include <linux/workqueue.h>
-#include <linux/xarray.h>
 #include <asm/cacheflush.h>
 
 #include "jitalloc_cache.h"
@@ -88,6 +88,9 @@
 #define JIT_CACHE_REFILL_DELAY	max(1, HZ / 100)
 /* wait this long after failing to get a huge page before trying again */
 #define JIT_CACHE_RETRY		HZ
+/* bits of &enum jit_cache_user kept per allocation */
+#define JIT_CACHE_USER_BITS	3
+static_assert(JIT_CACHE_USER_NR <= BIT(JIT_CACHE_USER_BITS));
 
 /**
  * struct jit_cache_page - one PMD-sized ROX page carved into chunks
@@ -96,10 +99,17 @@
  * @used: chunks allocated or waiting for their refill
  * @first_free: no free chunk lies below this index
  * @empty_since: jiffies when @used dropped to zero
- * @users: allocation start chunk -> xa_mk_value(&enum jit_cache_user)
  * @alloc_map: a bit per chunk allocated or pending
  * @bound_map: a bit at each allocation's first chunk and after its last
  * @pending_map: a bit per freed chunk not yet refilled with traps
+ * @user_map: bit b of the &enum jit_cache_user of each allocation, at its
+ *	first chunk
+ *
+ * A chunk starts a live allocation exactly when its bits in @alloc_map and
+ * @bound_map are set and its bit in @pending_map is not: allocations clear
+ * the bound bits inside them, so a chunk with a bound bit that is in use
+ * is a first chunk, and freeing leaves the chunks in @alloc_map until they
+ * are refilled but marks them pending.
  */
 struct jit_cache_page {
 	struct list_head list;
@@ -107,11 +117,40 @@ struct jit_cache_page {
 	unsigned int used;
 	unsigned int first_free;
 	unsigned long empty_since;
-	struct xarray users;
 	DECLARE_BITMAP(alloc_map, JIT_CACHE_PAGE_CHUNKS);
 	DECLARE_BITMAP(bound_map, JIT_CACHE_PAGE_CHUNKS + 1);
 	DECLARE_BITMAP(pending_map, JIT_CACHE_PAGE_CHUNKS);
+	DECLARE_BITMAP(user_map[JIT_CACHE_USER_BITS], JIT_CACHE_PAGE_CHUNKS);
 };
+
+static bool jit_cache_live_start(const struct jit_cache_page *page,
+				 unsigned long chunk)
+{
+	return test_bit(chunk, page->alloc_map) &&
+	       test_bit(chunk, page->bound_map) &&
+	       !test_bit(chunk, page->pending_map);
+}
+
+static void jit_cache_set_user(struct jit_cache_page *page,
+			       unsigned long start, enum jit_cache_user user)
+{
+	int b;
+
+	for (b = 0; b < JIT_CACHE_USER_BITS; b++)
+		__assign_bit(start, page->user_map[b], user & BIT(b));
+}
+
+static enum jit_cache_user jit_cache_get_user(const struct jit_cache_page *page,
+					      unsigned long start)
+{
+	unsigned int user = 0;
+	int b;
+
+	for (b = 0; b < JIT_CACHE_USER_BITS; b++)
+		if (test_bit(start, page->user_map[b]))
+			user |= BIT(b);
+	return user;
+}
 
 /**
  * struct jit_cache_pool - the huge pages of one placement range
@@ -246,7 +285,7 @@ static struct jit_cache_page *jit_cache_page_alloc(struct jit_cache_pool *pool)
 	    time_before(jiffies, READ_ONCE(pool->retry_after)))
 		return NULL;
 
-	page = kzalloc(sizeof(*page), GFP_KERNEL);
+	page = kvzalloc(sizeof(*page), GFP_KERNEL);
 	if (!page)
 		return NULL;
 	p = jit_cache_vmalloc_huge(pool, pool->as.start, pool->as.end);
@@ -255,7 +294,7 @@ static struct jit_cache_page *jit_cache_page_alloc(struct jit_cache_pool *pool)
 					   pool->as.fallback_end);
 	if (!p) {
 		WRITE_ONCE(pool->retry_after, jiffies + JIT_CACHE_RETRY);
-		kfree(page);
+		kvfree(page);
 		return NULL;
 	}
 
@@ -271,7 +310,6 @@ static struct jit_cache_page *jit_cache_page_alloc(struct jit_cache_pool *pool)
 
 	page->addr = p;
 	page->empty_since = jiffies;
-	xa_init(&page->users);
 	return page;
 }
 
@@ -288,8 +326,7 @@ static void jit_cache_page_free(struct jit_cache_page *page)
 	vunmap_range(start, start + PMD_SIZE);
 	jit_arch_protect_alias(alias, PMD_SIZE, false);
 	vfree(page->addr);
-	xa_destroy(&page->users);
-	kfree(page);
+	kvfree(page);
 }
 
 /* Carve @nr chunks out of @page; returns the first chunk or -1. */
@@ -392,11 +429,7 @@ again:
 		start = jit_cache_page_carve(page, nr, align_mask);
 	}
 
-	if (xa_err(xa_store(&page->users, start, xa_mk_value(user),
-			    GFP_KERNEL))) {
-		mutex_unlock(&pool->lock);
-		return NULL;
-	}
+	jit_cache_set_user(page, start, user);
 	bitmap_set(page->alloc_map, start, nr);
 	/* bits left inside the new allocation by earlier ones go */
 	set_bit(start, page->bound_map);
@@ -465,16 +498,14 @@ int jit_cache_free(void *addr)
 	struct jit_cache_pool *pool;
 	struct jit_cache_page *page;
 	unsigned long start, nr;
-	void *entry;
 
 	page = jit_cache_find_lock(addr, &pool);
 	if (!page)
 		return -ENOENT;
 
 	start = (addr - page->addr) >> JIT_CACHE_CHUNK_SHIFT;
-	entry = xa_load(&page->users, start);
 	if (WARN_ONCE(!IS_ALIGNED((unsigned long)addr, JIT_CACHE_CHUNK_SIZE) ||
-		      !entry,
+		      !jit_cache_live_start(page, start),
 		      "jitalloc: free of %px, which is not a live allocation\n",
 		      addr)) {
 		mutex_unlock(&pool->lock);
@@ -485,10 +516,10 @@ int jit_cache_free(void *addr)
 	 * before this one, and allocations clear stale bits inside them.
 	 */
 	nr = jit_cache_alloc_chunks(page, start);
-	xa_erase(&page->users, start);
 	bitmap_set(page->pending_map, start, nr);
 	pool->stats.frees++;
-	pool->stats.bytes_in_use[xa_to_value(entry)] -= chunks_to_bytes(nr);
+	pool->stats.bytes_in_use[jit_cache_get_user(page, start)] -=
+		chunks_to_bytes(nr);
 	mutex_unlock(&pool->lock);
 
 	queue_delayed_work(system_wq, &pool->refill_work, JIT_CACHE_REFILL_DELAY);
@@ -517,7 +548,7 @@ int jit_cache_check_update(const void *addr, size_t len)
 	idx = (addr - page->addr) >> JIT_CACHE_CHUNK_SHIFT;
 	if (test_bit(idx, page->alloc_map) && !test_bit(idx, page->pending_map)) {
 		start = find_last_bit(page->bound_map, idx + 1);
-		if (start <= idx && xa_load(&page->users, start) &&
+		if (start <= idx && jit_cache_live_start(page, start) &&
 		    addr + len <= page->addr +
 		    chunks_to_bytes(start + jit_cache_alloc_chunks(page, start)))
 			ret = 0;

@@ -215,6 +215,33 @@ static void cache_test_trap_fill(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, jit_cache_free(q), 0);
 }
 
+/* A large freed run is refilled in full, and nothing around it is touched. */
+static void cache_test_trap_fill_large(struct kunit *test)
+{
+	struct jit_cache_pool *pool = vmalloc_pool(test);
+	const size_t len = 9 * PAGE_SIZE + 3 * 64;
+	void *before, *p, *after;
+
+	before = jit_cache_alloc(pool, 64, JIT_CACHE_USER_OTHER);
+	p = jit_cache_alloc(pool, len, JIT_CACHE_USER_OTHER);
+	after = jit_cache_alloc(pool, 64, JIT_CACHE_USER_OTHER);
+	KUNIT_ASSERT_NOT_NULL(test, before);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_NOT_NULL(test, after);
+	jit_update_set(before, 0x5a, 64);
+	jit_update_set(p, 0x5a, len);
+	jit_update_set(after, 0x5a, 64);
+	KUNIT_ASSERT_EQ(test, *(u8 *)(p + len - 1), 0x5a);
+
+	KUNIT_ASSERT_EQ(test, jit_cache_free(p), 0);
+	jit_cache_flush(pool);
+	KUNIT_EXPECT_TRUE(test, all_traps(p, len));
+	KUNIT_EXPECT_PTR_EQ(test, memchr_inv(before, 0x5a, 64), NULL);
+	KUNIT_EXPECT_PTR_EQ(test, memchr_inv(after, 0x5a, 64), NULL);
+	KUNIT_EXPECT_EQ(test, jit_cache_free(before), 0);
+	KUNIT_EXPECT_EQ(test, jit_cache_free(after), 0);
+}
+
 static void cache_test_reuse(struct kunit *test)
 {
 	struct jit_cache_pool *pool = vmalloc_pool(test);
@@ -471,6 +498,7 @@ static struct kunit_case jitalloc_cache_test_cases[] = {
 	KUNIT_CASE(cache_test_rounding_and_alignment),
 	KUNIT_CASE(cache_test_rox_pmd_mapping),
 	KUNIT_CASE(cache_test_trap_fill),
+	KUNIT_CASE(cache_test_trap_fill_large),
 	KUNIT_CASE(cache_test_reuse),
 	KUNIT_CASE(cache_test_reclaim_keeps_spare),
 	KUNIT_CASE(cache_test_no_huge_page),
