@@ -104,6 +104,13 @@ static void print_jitalloc_debugfs(const char *phase)
 	closedir(dir);
 }
 
+/* Direct-map splits so far, to tell which phase of the workload made them. */
+static void mark(const char *phase)
+{
+	report(phase, "direct_map_level2_splits",
+	       jt_read_key("/proc/vmstat", "direct_map_level2_splits"));
+}
+
 static void snapshot(const char *phase)
 {
 	struct jt_pt_summary s;
@@ -318,10 +325,13 @@ int main(int argc, char **argv)
 		}
 	}
 	printf("jitload: %d BPF programs loaded and run\n", i);
+	mark("after_bpf");
 	nkp = add_kprobes(o.kprobes);
 	printf("jitload: %d kprobes enabled\n", nkp);
+	mark("after_kprobes");
 	nft = add_ftrace(o.ftrace);
 	printf("jitload: %d ftrace instances tracing\n", nft);
+	mark("after_ftrace");
 	if (have_modules) {
 		for (i = 0; i < o.modules; i++)
 			if (module_cycle(o.module)) {
@@ -332,6 +342,7 @@ int main(int argc, char **argv)
 	} else {
 		printf("jitload: no module support, module cycles skipped\n");
 	}
+	mark("after_modules");
 
 	snapshot("loaded");
 

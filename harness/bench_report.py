@@ -53,6 +53,13 @@ def main():
             da = None if a0 is None or a1 is None else a1 - a0
             db = None if b0 is None or b1 is None else b1 - b0
             row(f'{key} growth before->{phase}', da, db)
+    # which phase of the workload split the direct map
+    marks = ['before', 'after_bpf', 'after_kprobes', 'after_ftrace', 'after_modules']
+    key = 'direct_map_level2_splits'
+    for prev, cur in zip(marks, marks[1:]):
+        ds = [None if v.get((prev, key)) is None or v.get((cur, key)) is None
+              else v[(cur, key)] - v[(prev, key)] for v in (stock, patched)]
+        row(f'{key} during {cur[len("after_"):]}', *ds)
     for (phase, key) in sorted(set(stock) | set(patched)):
         if phase == 'timed':
             row(f'{key}', stock.get((phase, key)), patched.get((phase, key)))

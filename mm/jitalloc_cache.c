@@ -90,7 +90,7 @@
 #define JIT_CACHE_RETRY		HZ
 /* bits of &enum jit_cache_user kept per allocation */
 #define JIT_CACHE_USER_BITS	3
-static_assert(JIT_CACHE_USER_NR <= BIT(JIT_CACHE_USER_BITS));
+static_assert(BIT(JIT_CACHE_USER_BITS) >= JIT_CACHE_USER_NR);
 
 /**
  * struct jit_cache_page - one PMD-sized ROX page carved into chunks
