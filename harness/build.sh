@@ -24,6 +24,7 @@ nomodules) frags="$frags $TOP/configs/nomodules.config" ;;
 esac
 [ "$variant" != stock ] && frags="$frags $TOP/configs/jitalloc.config"
 [ "$variant" = debug ] && frags="$frags $TOP/configs/debug.config"
+[ "$variant" = hugevmap ] && frags="$frags $TOP/configs/hugevmap.config"
 for f in $frags; do
 	[ -f "$f" ] || die "config fragment ${f#$TOP/} not found"
 done

@@ -5,7 +5,7 @@
 # TEST_TARGETS overrides the matrix, e.g. TEST_TARGETS="x86_64:default".
 . "$(dirname "$0")/lib.sh"
 
-TARGETS=${TEST_TARGETS:-"x86_64:default arm64:default x86_64:nomodules x86_64:debug"}
+TARGETS=${TEST_TARGETS:-"x86_64:default arm64:default arm64:hugevmap x86_64:nomodules x86_64:debug"}
 # Suites every patched kernel must run; a missing one is a failure.
 KUNIT_SUITES="jitalloc jitalloc_cache"
 SELFTESTS="jitalloc"
