@@ -304,7 +304,8 @@ static struct jit_cache_page *jit_cache_page_alloc(struct jit_cache_pool *pool)
 	 * in one PMD-sized step.
 	 */
 	alias = jit_cache_linear_alias(p);
-	memset(alias, pool->fill, PMD_SIZE);
+	memset64(alias, 0x0101010101010101ULL * pool->fill,
+		 PMD_SIZE / sizeof(u64));
 	jit_arch_protect_alias(alias, PMD_SIZE, true);
 	flush_icache_range((unsigned long)p, (unsigned long)p + PMD_SIZE);
 
