@@ -2,7 +2,8 @@
 /*
  * jitalloc_testmod - a module whose layout exercises the module loader's
  * use of jitalloc: code calling through relocated function pointers, a
- * static key, read-only data, __ro_after_init data and writable data.
+ * static key, x86 alternatives, read-only data, __ro_after_init data and
+ * writable data.
  *
  * On load it checks that all of them work and publishes the result in
  * /sys/module/jitalloc_testmod/parameters/selfcheck ("ok" or the first
@@ -14,6 +15,10 @@
 #include <linux/jump_label.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#ifdef CONFIG_X86
+#include <asm/alternative.h>
+#include <asm/cpufeatures.h>
+#endif
 
 static char selfcheck[32] = "not run";
 module_param_string(selfcheck, selfcheck, sizeof(selfcheck), 0444);
@@ -43,6 +48,27 @@ static noinline int jt_keyed(void)
 	return 1;
 }
 
+#ifdef CONFIG_X86
+/*
+ * Alternative sites the loader patches once the text is in its final,
+ * possibly read-only place: one replaced (X86_FEATURE_ALWAYS), one left
+ * as its NOP padding (no Xen PV guest here), which is optimized in place.
+ */
+static noinline int jt_alternatives(void)
+{
+	int v = 0;
+
+	asm volatile(ALTERNATIVE("", "incl %0", X86_FEATURE_ALWAYS) : "+m" (v));
+	asm volatile(ALTERNATIVE("", "addl $2, %0", X86_FEATURE_XENPV) : "+m" (v));
+	return v;
+}
+#else
+static int jt_alternatives(void)
+{
+	return 1;
+}
+#endif
+
 static const char *jt_check(void)
 {
 	if (jt_ops[0](2, 3) != 5 || jt_ops[1](2, 3) != 6)
@@ -53,6 +79,8 @@ static const char *jt_check(void)
 	if (jt_data != 42)
 		return "data";
 	jt_ro_after_init = 7;
+	if (jt_alternatives() != 1)
+		return "alternatives";
 	if (jt_keyed() != 1)
 		return "key-off";
 	static_branch_enable(&jt_key);
