@@ -108,7 +108,7 @@ for a in $arches; do
 		}
 		if stage "cross $a-$variant config" "$log" cfg &&
 		   objs=$(objects_for "$a" "$O/.config") &&
-		   echo "objects: $objs" >>"$log" &&
+		   echo "objects:" $objs >>"$log" &&
 		   stage "cross $a-$variant compile" "$log" km -j"$(nproc)" $objs; then
 			pass=$((pass + 1))
 		else

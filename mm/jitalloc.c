@@ -340,7 +340,9 @@ static bool jit_type_cached(const struct jit_alloc_params *p, int type)
 static void __init jit_alloc_cache_init(void)
 {
 	const struct jit_alloc_params *p = &jit_ctx.params;
+	struct jit_cache_pool *pool;
 	struct jit_address_space as;
+	unsigned long sharing;
 	char name[64];
 	int i, j;
 
@@ -349,25 +351,23 @@ static void __init jit_alloc_cache_init(void)
 	for (i = 0; i < JIT_TYPE_NR; i++) {
 		if (!jit_type_cached(p, i) || jit_pools[i])
 			continue;
+		/* the cacheable types with this range, and the pool's name */
+		sharing = 0;
 		name[0] = '\0';
-		for (j = i; j < JIT_TYPE_NR; j++)
-			if (jit_type_cached(p, j) &&
-			    jit_same_range(&p->types[i], &p->types[j]))
-				snprintf(name + strlen(name),
-					 sizeof(name) - strlen(name), "%s%s",
-					 name[0] ? "+" : "", jit_type_names[j]);
+		for (j = i; j < JIT_TYPE_NR; j++) {
+			if (!jit_type_cached(p, j) ||
+			    !jit_same_range(&p->types[i], &p->types[j]))
+				continue;
+			sharing |= BIT(j);
+			snprintf(name + strlen(name), sizeof(name) - strlen(name),
+				 "%s%s", name[0] ? "+" : "", jit_type_names[j]);
+		}
 		as = p->types[i];
 		as.pgprot = PAGE_KERNEL_ROX;
-		jit_pools[i] = jit_cache_pool_create(name, &as,
-						     jit_kasan_shadow(&jit_ctx),
-						     p->text_fill,
-						     JIT_CACHE_GRACE_MS);
-		if (!jit_pools[i])
-			continue;
-		for (j = i + 1; j < JIT_TYPE_NR; j++)
-			if (jit_type_cached(p, j) &&
-			    jit_same_range(&p->types[i], &p->types[j]))
-				jit_pools[j] = jit_pools[i];
+		pool = jit_cache_pool_create(name, &as, jit_kasan_shadow(&jit_ctx),
+					     p->text_fill, JIT_CACHE_GRACE_MS);
+		for_each_set_bit(j, &sharing, JIT_TYPE_NR)
+			jit_pools[j] = pool;
 	}
 }
 
