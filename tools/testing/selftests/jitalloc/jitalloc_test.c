@@ -94,8 +94,8 @@ TEST(module_load_unload)
 	EXPECT_NE(0, access("/sys/module/" TESTMOD_NAME, F_OK));
 }
 
-/* The debugfs file of the cache pool that serves module text, if any. */
-static int modules_pool(char *path, size_t size)
+/* The debugfs file of the cache pool that serves @user, if any. */
+static int cache_pool(const char *user, char *path, size_t size)
 {
 	const char *dir = JT_DEBUGFS "/jitalloc";
 	struct dirent *d;
@@ -105,7 +105,7 @@ static int modules_pool(char *path, size_t size)
 	if (!dp)
 		return -1;
 	while ((d = readdir(dp))) {
-		if (strstr(d->d_name, "modules")) {
+		if (strstr(d->d_name, user)) {
 			snprintf(path, size, "%s/%s", dir, d->d_name);
 			ret = 0;
 			break;
@@ -151,7 +151,7 @@ TEST(module_text_from_cache)
 
 	if (access("/proc/modules", F_OK))
 		SKIP(return, "kernel built without CONFIG_MODULES");
-	if (modules_pool(pool, sizeof(pool)))
+	if (cache_pool("modules", pool, sizeof(pool)))
 		SKIP(return, "no jitalloc cache pool serves module text here");
 
 	before = jt_read_key(pool, "bytes_in_use_modules");
@@ -294,6 +294,61 @@ TEST(cache_huge_pages_pmd_mapped)
 		close(fds[i]);
 	if (!pages)
 		SKIP(return, "the cache holds no huge page (no PMD vmalloc mappings here)");
+}
+
+/*
+ * With the cache, JIT users never change permissions of 4 KiB pages, so
+ * BPF programs, a kprobe and ftrace trampolines (one per tracing instance)
+ * split no direct-map PMD.  Stock 6.1 splits one for most trampolines.
+ */
+#define SPLIT_INSTANCES	10
+
+TEST(no_direct_map_splits_from_jit_users)
+{
+	const char *events = JT_TRACEFS "/kprobe_events";
+	char path[256], pool[512];
+	int fds[64], i, n = 0;
+	long before, after;
+
+	before = jt_read_key("/proc/vmstat", "direct_map_level2_splits");
+	if (before < 0)
+		SKIP(return, "no direct_map_level2_splits in /proc/vmstat on this arch");
+	if (cache_pool("bpf", pool, sizeof(pool)) ||
+	    jt_read_key(pool, "huge_pages") <= 0)
+		SKIP(return, "no jitalloc cache pool with huge pages for BPF here");
+
+	for (i = 0; i < 64; i++)
+		ASSERT_LE(0, fds[i] = jt_bpf_load(i, i % 16));
+	ASSERT_EQ(0, jt_append(events, "p:jitalloc/jt_split " PROBE_FUNC "\n"));
+	ASSERT_EQ(0, jt_write(JT_TRACEFS "/events/jitalloc/jt_split/enable", "1"));
+	for (n = 0; n < SPLIT_INSTANCES; n++) {
+		snprintf(path, sizeof(path), JT_TRACEFS "/instances/jt_split%d", n);
+		rmdir(path);
+		ASSERT_EQ(0, mkdir(path, 0755));
+		snprintf(path, sizeof(path),
+			 JT_TRACEFS "/instances/jt_split%d/set_ftrace_filter", n);
+		ASSERT_EQ(0, jt_write(path, PROBE_FUNC));
+		snprintf(path, sizeof(path),
+			 JT_TRACEFS "/instances/jt_split%d/current_tracer", n);
+		ASSERT_EQ(0, jt_write(path, "function"));
+	}
+	open_something();
+
+	after = jt_read_key("/proc/vmstat", "direct_map_level2_splits");
+
+	for (i = 0; i < n; i++) {
+		snprintf(path, sizeof(path),
+			 JT_TRACEFS "/instances/jt_split%d/current_tracer", i);
+		EXPECT_EQ(0, jt_write(path, "nop"));
+		snprintf(path, sizeof(path), JT_TRACEFS "/instances/jt_split%d", i);
+		EXPECT_EQ(0, rmdir(path));
+	}
+	EXPECT_EQ(0, jt_write(JT_TRACEFS "/events/jitalloc/jt_split/enable", "0"));
+	EXPECT_EQ(0, jt_append(events, "-:jitalloc/jt_split\n"));
+	for (i = 0; i < 64; i++)
+		close(fds[i]);
+
+	EXPECT_EQ(before, after) TH_LOG("direct map PMDs split by JIT users");
 }
 
 TEST(no_wx_mapping_after_users)
