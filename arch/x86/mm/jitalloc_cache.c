@@ -34,23 +34,8 @@ void jit_arch_text_copy(void *dst, const void *src, size_t len)
 	text_poke_copy(dst, src, len);
 }
 
-/*
- * Refills of freed runs can be large: fill their whole pages with
- * text_poke_fill(), many pages per switch to the poking mm, and only the
- * partial pages at either end with text_poke_set().
- */
+/* text_poke_set() fills the whole pages of large runs in bulk. */
 void jit_arch_text_set(void *dst, int c, size_t len)
 {
-	unsigned long start = (unsigned long)dst, end = start + len;
-	unsigned long mid = PAGE_ALIGN(start), mid_end = end & PAGE_MASK;
-
-	if (mid_end <= mid || mid_end - mid < 2 * PAGE_SIZE) {
-		text_poke_set(dst, c, len);
-		return;
-	}
-	if (mid > start)
-		text_poke_set(dst, c, mid - start);
-	text_poke_fill((void *)mid, c, mid_end - mid);
-	if (end > mid_end)
-		text_poke_set((void *)mid_end, c, end - mid_end);
+	text_poke_set(dst, c, len);
 }
