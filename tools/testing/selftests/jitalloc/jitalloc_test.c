@@ -115,25 +115,43 @@ static int cache_pool(const char *user, char *path, size_t size)
 	return ret;
 }
 
-/* Is @addr inside one of the huge pages listed in pool file @path? */
-static int in_huge_page(const char *path, unsigned long addr)
+#define MAX_HUGE_PAGES	64
+
+/*
+ * The huge pages pool file @path lists in huge_page_addrs, stored in
+ * @addrs: their number, or -1 if the file cannot be read, has no such line
+ * or lists more than MAX_HUGE_PAGES.
+ */
+static int huge_page_addrs(const char *path, unsigned long *addrs)
 {
 	static char buf[1 << 14];
 	char *line, *tok, *save;
+	int n = 0;
 
 	if (jt_read(path, buf, sizeof(buf)) <= 0)
-		return 0;
+		return -1;
 	line = strstr(buf, "huge_page_addrs");
 	if (!line)
-		return 0;
+		return -1;
 	line = strtok_r(line, "\n", &save);
 	for (tok = strtok_r(line + strlen("huge_page_addrs"), " ", &save);
 	     tok; tok = strtok_r(NULL, " ", &save)) {
-		unsigned long page = strtoul(tok, NULL, 16);
-
-		if (addr >= page && addr < page + (2UL << 20))
-			return 1;
+		if (n == MAX_HUGE_PAGES)
+			return -1;	/* more than the caller can check */
+		addrs[n++] = strtoul(tok, NULL, 16);
 	}
+	return n;
+}
+
+/* Is @addr inside one of the huge pages listed in pool file @path? */
+static int in_huge_page(const char *path, unsigned long addr)
+{
+	unsigned long pages[MAX_HUGE_PAGES];
+	int i, n = huge_page_addrs(path, pages);
+
+	for (i = 0; i < n; i++)
+		if (addr >= pages[i] && addr < pages[i] + (2UL << 20))
+			return 1;
 	return 0;
 }
 
@@ -254,7 +272,6 @@ TEST(bpf_programs_jit_and_run)
 TEST(cache_huge_pages_pmd_mapped)
 {
 	const char *dir = JT_DEBUGFS "/jitalloc";
-	static char buf[1 << 14];
 	int fds[32], i, pages = 0;
 	struct dirent *d;
 	DIR *dp;
@@ -268,18 +285,17 @@ TEST(cache_huge_pages_pmd_mapped)
 		ASSERT_LE(0, fds[i] = jt_bpf_load(i, i));
 
 	while ((d = readdir(dp))) {
-		char path[512], *line, *tok, *save;
+		unsigned long addrs[MAX_HUGE_PAGES];
+		char path[512];
+		int n, k;
 
 		if (d->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
-		ASSERT_LT(0, jt_read(path, buf, sizeof(buf)));
-		line = strstr(buf, "huge_page_addrs");
-		ASSERT_NE(NULL, line) TH_LOG("%s has no huge_page_addrs", path);
-		line = strtok_r(line, "\n", &save);
-		for (tok = strtok_r(line + strlen("huge_page_addrs"), " ", &save);
-		     tok; tok = strtok_r(NULL, " ", &save)) {
-			unsigned long addr = strtoul(tok, NULL, 16);
+		n = huge_page_addrs(path, addrs);
+		ASSERT_LE(0, n) TH_LOG("%s: no readable huge_page_addrs", path);
+		for (k = 0; k < n; k++) {
+			unsigned long addr = addrs[k];
 			struct jt_pt_entry e;
 
 			ASSERT_EQ(0, jt_pt_lookup(addr, &e)) TH_LOG("0x%lx unmapped", addr);
