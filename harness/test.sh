@@ -7,7 +7,7 @@
 
 TARGETS=${TEST_TARGETS:-"x86_64:default arm64:default arm64:hugevmap x86_64:nomodules x86_64:debug"}
 # Suites every patched kernel must run; a missing one is a failure.
-KUNIT_SUITES="jitalloc jitalloc_cache"
+KUNIT_SUITES="jitalloc jitalloc_cache jitalloc_blocks"
 SELFTESTS="jitalloc"
 
 totals=$LOGS/test-totals

@@ -49,6 +49,7 @@ static DEFINE_MTREE(jit_areas);
 #define JIT_AREA_TEXT	BIT(0)	/* allocated as text */
 #define JIT_AREA_POKE	BIT(1)	/* written with text poking */
 #define JIT_AREA_FALLBACK BIT(2) /* served for a pool that had no room */
+#define JIT_AREA_BLOCKS	BIT(3)	/* pages from the context's page blocks */
 #define JIT_AREA_TYPE_SHIFT 8	/* &enum jit_alloc_type of a fallback */
 
 static struct jit_alloc_ctx jit_ctx __ro_after_init;
@@ -187,19 +188,41 @@ static bool jit_kasan_shadow(const struct jit_alloc_ctx *ctx)
 	       (ctx->params.flags & JIT_ALLOC_KASAN_SHADOW);
 }
 
+/*
+ * Pages from the context's blocks if it has them (*@blocks is set), else
+ * from vmalloc.  Either way the direct-map alias is reset when the memory
+ * is freed.  Block pages are always zeroed, vmalloc ones as @gfp says.
+ */
 static void *jit_vmalloc(const struct jit_alloc_ctx *ctx, unsigned long start,
 			 unsigned long end, pgprot_t prot, size_t len,
-			 gfp_t gfp, const void *caller)
+			 gfp_t gfp, const void *caller, bool *blocks)
 {
-	unsigned long vm_flags = VM_FLUSH_RESET_PERMS;
 	unsigned long align = ctx->params.alignment ?: 1;
+	unsigned long vm_flags = 0;
+	void *addr;
 
 	/* The shadow allocation registers the area with kmemleak. */
 	if (jit_kasan_shadow(ctx))
 		vm_flags |= VM_DEFER_KMEMLEAK;
 
-	return __vmalloc_node_range(len, align, start, end, gfp, prot, vm_flags,
+	if (ctx->blocks) {
+		addr = jit_block_vmap(ctx->blocks, len, align, start, end, prot,
+				      vm_flags, caller);
+		*blocks = !!addr;
+		if (addr)
+			return addr;
+	}
+	return __vmalloc_node_range(len, align, start, end, gfp, prot,
+				    vm_flags | VM_FLUSH_RESET_PERMS,
 				    NUMA_NO_NODE, caller);
+}
+
+static void jit_vfree(void *addr, unsigned long area)
+{
+	if (area & JIT_AREA_BLOCKS)
+		jit_block_vunmap(addr);
+	else
+		vfree(addr);
 }
 
 /* Fill text through the direct map alias: its own mapping may be ROX. */
@@ -222,6 +245,7 @@ static void *__jit_alloc(const struct jit_alloc_ctx *ctx,
 	const struct jit_alloc_params *p = &ctx->params;
 	bool primary, fallback;
 	gfp_t gfp = GFP_KERNEL;
+	bool blocks = false;
 	void *addr = NULL;
 
 	if (!ctx->valid || !as || !len)
@@ -239,12 +263,15 @@ static void *__jit_alloc(const struct jit_alloc_ctx *ctx,
 
 	if (primary)
 		addr = jit_vmalloc(ctx, as->start, as->end, as->pgprot, len,
-				   fallback ? gfp | __GFP_NOWARN : gfp, caller);
+				   fallback ? gfp | __GFP_NOWARN : gfp, caller,
+				   &blocks);
 	if (!addr && fallback)
 		addr = jit_vmalloc(ctx, as->fallback_start, as->fallback_end,
-				   as->pgprot, len, gfp, caller);
+				   as->pgprot, len, gfp, caller, &blocks);
 	if (!addr)
 		return NULL;
+	if (blocks)
+		area |= JIT_AREA_BLOCKS;
 
 	if (jit_kasan_shadow(ctx) &&
 	    kasan_alloc_module_shadow(addr, len, GFP_KERNEL) < 0)
@@ -269,7 +296,7 @@ static void *__jit_alloc(const struct jit_alloc_ctx *ctx,
 	return addr;
 
 err_free:
-	vfree(addr);
+	jit_vfree(addr, area);
 	return NULL;
 }
 
@@ -335,7 +362,8 @@ static bool jit_type_cached(const struct jit_alloc_params *p, int type)
 
 /*
  * One pool per distinct range of the cacheable types, named after the
- * types that share it, e.g. "kprobes+ftrace+bpf".
+ * types that share it, e.g. "kprobes+ftrace+bpf"; and the page blocks of
+ * the page-granular allocations if the architecture wants them.
  */
 static void __init jit_alloc_cache_init(void)
 {
@@ -348,6 +376,8 @@ static void __init jit_alloc_cache_init(void)
 
 	if (!jit_ctx.valid)
 		return;
+	if (p->flags & JIT_ALLOC_GROUP_PAGES)
+		jit_ctx.blocks = jit_block_pool_create("page_blocks", 0);
 	for (i = 0; i < JIT_TYPE_NR; i++) {
 		if (!jit_type_cached(p, i) || jit_pools[i])
 			continue;
@@ -551,7 +581,7 @@ void jit_free(void *buf)
 	if (WARN_ONCE(!found, "jitalloc: %p is not a live allocation\n", buf))
 		return;
 	jit_cache_free_fallback(xa_to_value(entry), len);
-	vfree(buf);
+	jit_vfree(buf, xa_to_value(entry));
 }
 EXPORT_SYMBOL_GPL(jit_free);
 

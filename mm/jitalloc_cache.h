@@ -64,7 +64,43 @@ struct jit_cache_stats {
 	unsigned long high_water;
 };
 
+struct jit_block_pool;
+
+/**
+ * struct jit_block_stats - a snapshot of one block pool's counters
+ * @blocks: blocks held, in use or spare
+ * @spare_blocks: fully free blocks kept for reuse
+ * @pages_in_use: pages of the blocks mapped by live allocations
+ * @high_water_pages: most pages in use at any time
+ * @allocs: allocations served from blocks
+ * @frees: allocations given back to blocks
+ * @fallbacks: requests passed to vmalloc for want of a block
+ * @reclaims: blocks given back to the page allocator
+ */
+struct jit_block_stats {
+	unsigned long blocks;
+	unsigned long spare_blocks;
+	unsigned long pages_in_use;
+	unsigned long high_water_pages;
+	unsigned long allocs;
+	unsigned long frees;
+	unsigned long fallbacks;
+	unsigned long reclaims;
+};
+
 #ifdef CONFIG_JIT_ALLOC_CACHE
+struct jit_block_pool *jit_block_pool_create(const char *name,
+					     unsigned int max_blocks);
+void jit_block_pool_destroy(struct jit_block_pool *bp);
+void *jit_block_vmap(struct jit_block_pool *bp, size_t len,
+		     unsigned long align, unsigned long start,
+		     unsigned long end, pgprot_t prot, unsigned long vm_flags,
+		     const void *caller);
+void jit_block_vunmap(void *addr);
+void jit_block_get_stats(struct jit_block_pool *bp,
+			 struct jit_block_stats *stats);
+unsigned long jit_block_page_of(struct jit_block_pool *bp, struct page *page);
+
 struct jit_cache_pool *jit_cache_pool_create(const char *name,
 					     const struct jit_address_space *as,
 					     bool kasan_shadow, u8 fill,
@@ -88,6 +124,16 @@ void jit_cache_flush(struct jit_cache_pool *pool);
  */
 void jit_arch_protect_alias(void *addr, size_t len, bool protect);
 #else
+static inline void *jit_block_vmap(struct jit_block_pool *bp, size_t len,
+				   unsigned long align, unsigned long start,
+				   unsigned long end, pgprot_t prot,
+				   unsigned long vm_flags, const void *caller)
+{
+	return NULL;
+}
+
+static inline void jit_block_vunmap(void *addr) { }
+
 /* Without the cache no address is cache memory. */
 static inline int jit_cache_free(void *addr)
 {

@@ -14,7 +14,9 @@
 #include <linux/mm.h>
 #include <linux/pgtable.h>
 #include <linux/prandom.h>
+#include <linux/set_memory.h>
 #include <linux/slab.h>
+#include <linux/vmstat.h>
 #include <linux/vmalloc.h>
 
 #include "jitalloc_cache.h"
@@ -516,6 +518,232 @@ static struct kunit_suite jitalloc_cache_test_suite = {
 	.test_cases = jitalloc_cache_test_cases,
 };
 
-kunit_test_suite(jitalloc_cache_test_suite);
+/*
+ * Page blocks.  Each case sets up a context of its own in the vmalloc range
+ * with a block pool of its own, so the counters it reads are its own.
+ */
+#define TEST_BLOCK_ORDER	(PMD_SHIFT - PAGE_SHIFT < MAX_ORDER ? \
+				 PMD_SHIFT - PAGE_SHIFT : MAX_ORDER - 1)
+#define TEST_BLOCK_PAGES	BIT(TEST_BLOCK_ORDER)
+
+struct blocks_ctx {
+	struct jit_alloc_ctx ctx;
+	struct jit_block_pool *bp;
+};
+
+static struct blocks_ctx *blocks_setup(struct kunit *test,
+				       unsigned int max_blocks)
+{
+	struct jit_alloc_params params = { .flags = JIT_ALLOC_GROUP_PAGES };
+	struct blocks_ctx *b = kunit_kzalloc(test, sizeof(*b), GFP_KERNEL);
+
+	KUNIT_ASSERT_NOT_NULL(test, b);
+	KUNIT_ASSERT_EQ(test, jit_alloc_ctx_init(&b->ctx, &params), 0);
+	b->bp = jit_block_pool_create(test->name, max_blocks);
+	KUNIT_ASSERT_NOT_NULL(test, b->bp);
+	b->ctx.blocks = b->bp;
+	test->priv = b->bp;
+	return b;
+}
+
+static void *blocks_alloc(struct blocks_ctx *b, size_t len)
+{
+	return jit_alloc_ctx_alloc(&b->ctx,
+				   jit_alloc_ctx_space(&b->ctx,
+						       JIT_TYPE_MODULE_DATA),
+				   false, len);
+}
+
+static struct jit_block_stats blocks_stats(struct blocks_ctx *b)
+{
+	struct jit_block_stats s;
+
+	jit_block_get_stats(b->bp, &s);
+	return s;
+}
+
+/* pfn of the block page @off bytes into @p belongs to, 0 for none */
+static unsigned long block_of(struct blocks_ctx *b, void *p, size_t off)
+{
+	return jit_block_page_of(b->bp, vmalloc_to_page(p + off));
+}
+
+static void blocks_test_exit(struct kunit *test)
+{
+	if (test->priv)
+		jit_block_pool_destroy(test->priv);
+}
+
+/* Allocations share one naturally aligned block and come back zeroed. */
+static void blocks_test_grouped(struct kunit *test)
+{
+	struct blocks_ctx *b = blocks_setup(test, 0);
+	unsigned long block;
+	struct jit_block_stats s;
+	void *p, *q;
+	size_t off;
+
+	p = blocks_alloc(b, 3 * PAGE_SIZE);
+	q = blocks_alloc(b, 2 * PAGE_SIZE - 100);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_NOT_NULL(test, q);
+
+	block = block_of(b, p, 0);
+	KUNIT_EXPECT_NE(test, block, 0UL);
+	KUNIT_EXPECT_TRUE(test, IS_ALIGNED(block, TEST_BLOCK_PAGES));
+	for (off = 0; off < 3 * PAGE_SIZE; off += PAGE_SIZE)
+		KUNIT_EXPECT_EQ(test, block_of(b, p, off), block);
+	for (off = 0; off < 2 * PAGE_SIZE; off += PAGE_SIZE)
+		KUNIT_EXPECT_EQ(test, block_of(b, q, off), block);
+	KUNIT_EXPECT_FALSE(test, memchr_inv(p, 0, 3 * PAGE_SIZE));
+	KUNIT_EXPECT_FALSE(test, memchr_inv(q, 0, 2 * PAGE_SIZE - 100));
+
+	s = blocks_stats(b);
+	KUNIT_EXPECT_EQ(test, s.blocks, 1UL);
+	KUNIT_EXPECT_EQ(test, s.pages_in_use, 5UL);
+	KUNIT_EXPECT_EQ(test, s.allocs, 2UL);
+	KUNIT_EXPECT_EQ(test, s.fallbacks, 0UL);
+
+	jit_free(p);
+	jit_free(q);
+	s = blocks_stats(b);
+	KUNIT_EXPECT_EQ(test, s.pages_in_use, 0UL);
+	KUNIT_EXPECT_EQ(test, s.frees, 2UL);
+	KUNIT_EXPECT_EQ(test, s.high_water_pages, 5UL);
+	/* the free block is kept as the spare */
+	KUNIT_EXPECT_EQ(test, s.blocks, 1UL);
+	KUNIT_EXPECT_EQ(test, s.spare_blocks, 1UL);
+}
+
+/*
+ * A page made read-only comes back zeroed and writable, its direct-map
+ * alias too, when it is handed out again.
+ */
+static void blocks_test_reuse_resets_permissions(struct kunit *test)
+{
+	struct blocks_ctx *b = blocks_setup(test, 0);
+	struct page *page;
+	void *p, *q;
+
+	if (!IS_ENABLED(CONFIG_ARCH_HAS_SET_MEMORY))
+		kunit_skip(test, "no set_memory_ro() on this architecture");
+	p = blocks_alloc(b, PAGE_SIZE);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	page = vmalloc_to_page(p);
+	memset(p, 0xaa, PAGE_SIZE);
+	KUNIT_ASSERT_EQ(test, set_memory_ro((unsigned long)p, 1), 0);
+	KUNIT_EXPECT_FALSE(test, leaf_of((unsigned long)p).writable);
+#ifdef CONFIG_X86
+	/* x86 changes the direct-map alias with the mapping */
+	KUNIT_EXPECT_FALSE(test,
+			   leaf_of((unsigned long)page_address(page)).writable);
+#endif
+	jit_free(p);
+
+	q = blocks_alloc(b, PAGE_SIZE);
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	/* first fit: the same page again */
+	KUNIT_EXPECT_PTR_EQ(test, vmalloc_to_page(q), page);
+	KUNIT_EXPECT_TRUE(test, leaf_of((unsigned long)q).writable);
+	KUNIT_EXPECT_TRUE(test,
+			  leaf_of((unsigned long)page_address(page)).writable);
+	KUNIT_EXPECT_FALSE(test, memchr_inv(q, 0, PAGE_SIZE));
+	memset(q, 0x55, PAGE_SIZE);
+	jit_free(q);
+}
+
+/* Once a block's direct-map page is split, its pages split nothing more. */
+static void blocks_test_no_split_after_first(struct kunit *test)
+{
+#if defined(CONFIG_X86) && defined(CONFIG_VM_EVENT_COUNTERS)
+	struct blocks_ctx *b = blocks_setup(test, 0);
+	unsigned long *ev, splits;
+	void *p, *q;
+
+	ev = kunit_kcalloc(test, NR_VM_EVENT_ITEMS, sizeof(*ev), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, ev);
+	p = blocks_alloc(b, PAGE_SIZE);
+	q = blocks_alloc(b, 2 * PAGE_SIZE);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	KUNIT_ASSERT_NE(test, block_of(b, p, 0), 0UL);
+	KUNIT_ASSERT_EQ(test, block_of(b, p, 0), block_of(b, q, PAGE_SIZE));
+
+	KUNIT_ASSERT_EQ(test, set_memory_ro((unsigned long)p, 1), 0);
+	all_vm_events(ev);
+	splits = ev[DIRECT_MAP_LEVEL2_SPLIT];
+	KUNIT_ASSERT_EQ(test, set_memory_ro((unsigned long)q, 2), 0);
+	all_vm_events(ev);
+	KUNIT_EXPECT_EQ(test, ev[DIRECT_MAP_LEVEL2_SPLIT], splits);
+	KUNIT_EXPECT_FALSE(test, leaf_of((unsigned long)q).writable);
+	jit_free(p);
+	jit_free(q);
+#else
+	kunit_skip(test, "no direct-map split counter on this architecture");
+#endif
+}
+
+/* Without a block to be had the request is served by vmalloc, counted. */
+static void blocks_test_fallback(struct kunit *test)
+{
+	struct blocks_ctx *b = blocks_setup(test, 1);
+	struct jit_block_stats s;
+	void *p, *q;
+
+	/* the only block this pool may hold, filled by one allocation */
+	p = blocks_alloc(b, TEST_BLOCK_PAGES * PAGE_SIZE);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_NE(test, block_of(b, p, 0), 0UL);
+	q = blocks_alloc(b, PAGE_SIZE);
+	KUNIT_ASSERT_NOT_NULL(test, q);
+	KUNIT_EXPECT_EQ(test, block_of(b, q, 0), 0UL);
+	KUNIT_EXPECT_FALSE(test, memchr_inv(q, 0, PAGE_SIZE));
+
+	s = blocks_stats(b);
+	KUNIT_EXPECT_EQ(test, s.blocks, 1UL);
+	KUNIT_EXPECT_EQ(test, s.allocs, 1UL);
+	KUNIT_EXPECT_EQ(test, s.fallbacks, 1UL);
+	KUNIT_EXPECT_EQ(test, s.pages_in_use, (unsigned long)TEST_BLOCK_PAGES);
+
+	jit_free(q);
+	jit_free(p);
+	s = blocks_stats(b);
+	KUNIT_EXPECT_EQ(test, s.pages_in_use, 0UL);
+	KUNIT_EXPECT_EQ(test, s.frees, 1UL);
+}
+
+/* Freeing a block mapping twice is refused by the jit core. */
+static void blocks_test_double_free(struct kunit *test)
+{
+	struct blocks_ctx *b = blocks_setup(test, 0);
+	struct jit_block_stats s;
+	void *p = blocks_alloc(b, PAGE_SIZE);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	jit_free(p);
+	EXPECT_WARNING_BEGIN();
+	jit_free(p);
+	EXPECT_WARNING_END();
+	s = blocks_stats(b);
+	KUNIT_EXPECT_EQ(test, s.frees, 1UL);
+	KUNIT_EXPECT_EQ(test, s.pages_in_use, 0UL);
+}
+
+static struct kunit_case jitalloc_blocks_test_cases[] = {
+	KUNIT_CASE(blocks_test_grouped),
+	KUNIT_CASE(blocks_test_reuse_resets_permissions),
+	KUNIT_CASE(blocks_test_no_split_after_first),
+	KUNIT_CASE(blocks_test_fallback),
+	KUNIT_CASE(blocks_test_double_free),
+	{}
+};
+
+static struct kunit_suite jitalloc_blocks_test_suite = {
+	.name = "jitalloc_blocks",
+	.exit = blocks_test_exit,
+	.test_cases = jitalloc_blocks_test_cases,
+};
+
+kunit_test_suites(&jitalloc_cache_test_suite, &jitalloc_blocks_test_suite);
 
 MODULE_LICENSE("GPL");

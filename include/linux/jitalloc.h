@@ -25,13 +25,21 @@
  * @JIT_ALLOC_USE_TEXT_POKE: text allocations are not writable through
  *	their own mapping; jit_update_copy() and jit_update_set() write them
  *	with the architecture's text poking primitives.
+ * @JIT_ALLOC_GROUP_PAGES: set_memory_*() on jit memory also changes its
+ *	direct-map alias, splitting large direct-map pages; with
+ *	CONFIG_JIT_ALLOC_CACHE, page-granular allocations take their pages
+ *	from blocks of one direct-map leaf each, so that only the first
+ *	change in a block splits it.
  */
 enum jit_alloc_flags {
 	JIT_ALLOC_KASAN_SHADOW	= (1 << 0),
 	JIT_ALLOC_USE_TEXT_POKE	= (1 << 1),
+	JIT_ALLOC_GROUP_PAGES	= (1 << 2),
 };
 
-#define JIT_ALLOC_FLAGS_MASK	(JIT_ALLOC_KASAN_SHADOW | JIT_ALLOC_USE_TEXT_POKE)
+#define JIT_ALLOC_FLAGS_MASK	(JIT_ALLOC_KASAN_SHADOW | \
+				 JIT_ALLOC_USE_TEXT_POKE | \
+				 JIT_ALLOC_GROUP_PAGES)
 
 /**
  * enum jit_alloc_type - who an allocation is for, to choose its placement
@@ -108,11 +116,15 @@ struct jit_alloc_params {
 	u8				text_fill;
 };
 
+struct jit_block_pool;
+
 /**
  * struct jit_alloc_ctx - validated parameters the allocator works from
  * @params: @params as given, with every unset field replaced by its default
  * @valid: the given parameters passed validation; no allocation is served
  *	from an invalid context
+ * @blocks: page blocks of page-granular allocations, when
+ *	%JIT_ALLOC_GROUP_PAGES asks for them; %NULL means vmalloc pages
  *
  * There is one context for the kernel, set up by jit_alloc_init() from
  * jit_alloc_arch_params().  The KUnit test sets up its own.
@@ -120,6 +132,7 @@ struct jit_alloc_params {
 struct jit_alloc_ctx {
 	struct jit_alloc_params	params;
 	bool			valid;
+	struct jit_block_pool	*blocks;
 };
 
 #ifdef CONFIG_JIT_ALLOC

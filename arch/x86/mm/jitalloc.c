@@ -13,7 +13,8 @@
 #include <asm/text-patching.h>
 
 static struct jit_alloc_params jit_alloc_params __ro_after_init = {
-	.flags		= JIT_ALLOC_KASAN_SHADOW,
+	/* set_memory_ro() on module data also changes its direct-map alias */
+	.flags		= JIT_ALLOC_KASAN_SHADOW | JIT_ALLOC_GROUP_PAGES,
 	.alignment	= MODULE_ALIGN,
 	.text_fill	= INT3_INSN_OPCODE,
 	/*

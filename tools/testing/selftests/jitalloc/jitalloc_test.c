@@ -15,6 +15,9 @@
 
 #define TESTMOD_NAME	"jitalloc_testmod"
 #define PROBE_FUNC	"do_filp_open"
+/* page blocks of page-granular allocations; every other file is a pool */
+#define BLOCKS_FILE	"page_blocks"
+#define BLOCKS_PATH	JT_DEBUGFS "/jitalloc/" BLOCKS_FILE
 
 static const char *testmod_path(void)
 {
@@ -289,7 +292,7 @@ TEST(cache_huge_pages_pmd_mapped)
 		char path[512];
 		int n, k;
 
-		if (d->d_name[0] == '.')
+		if (d->d_name[0] == '.' || !strcmp(d->d_name, BLOCKS_FILE))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
 		n = huge_page_addrs(path, addrs);
@@ -365,6 +368,46 @@ TEST(no_direct_map_splits_from_jit_users)
 		close(fds[i]);
 
 	EXPECT_EQ(before, after) TH_LOG("direct map PMDs split by JIT users");
+}
+
+/*
+ * Module data and init sections are page granular and get set_memory_ro();
+ * their pages come from page blocks, so once a block's direct-map page has
+ * been split (the warm-up cycle may do that) further loads split nothing.
+ */
+TEST(no_direct_map_splits_from_module_cycles)
+{
+	long before, after, allocs, in_use, now = -1;
+	int i;
+
+	if (access("/proc/modules", F_OK))
+		SKIP(return, "kernel built without CONFIG_MODULES");
+	if (jt_read_key("/proc/vmstat", "direct_map_level2_splits") < 0)
+		SKIP(return, "no direct_map_level2_splits in /proc/vmstat on this arch");
+	if (access(BLOCKS_PATH, R_OK))
+		SKIP(return, "no %s: page blocks not used on this arch", BLOCKS_PATH);
+
+	in_use = jt_read_key(BLOCKS_PATH, "pages_in_use");
+	allocs = jt_read_key(BLOCKS_PATH, "allocs");
+	ASSERT_EQ(0, jt_module_load(testmod_path(), ""));
+	ASSERT_EQ(0, jt_module_unload(TESTMOD_NAME));
+
+	before = jt_read_key("/proc/vmstat", "direct_map_level2_splits");
+	for (i = 0; i < 5; i++) {
+		ASSERT_EQ(0, jt_module_load(testmod_path(), ""));
+		ASSERT_EQ(0, jt_module_unload(TESTMOD_NAME));
+	}
+	after = jt_read_key("/proc/vmstat", "direct_map_level2_splits");
+	EXPECT_EQ(before, after) TH_LOG("direct map PMDs split by module loads");
+	/* data and init of six loads, at least */
+	EXPECT_LE(allocs + 12, jt_read_key(BLOCKS_PATH, "allocs"));
+	/* init sections are freed by a work item after an RCU grace period */
+	for (i = 0; i < 40 && now != in_use; i++) {
+		if (i)
+			usleep(50000);
+		now = jt_read_key(BLOCKS_PATH, "pages_in_use");
+	}
+	EXPECT_EQ(in_use, now) TH_LOG("block pages still in use after unload");
 }
 
 TEST(no_wx_mapping_after_users)
