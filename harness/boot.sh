@@ -29,6 +29,8 @@ esac
 
 append="panic=-1 oops=panic jt_scenario=$scenario"
 [ "$variant" = debug ] && append="$append kmemleak=on"
+# The bench compares two kernels: no KUnit suites at boot in either.
+[ "$scenario" = bench ] && append="$append kunit.enable=0"
 case "$arch" in
 x86_64)
 	command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 not found (make deps)"

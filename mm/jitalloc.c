@@ -24,6 +24,7 @@
 
 #define pr_fmt(fmt) "jitalloc: " fmt
 
+#include <linux/atomic.h>
 #include <linux/bug.h>
 #include <linux/gfp.h>
 #include <linux/highmem.h>
@@ -45,6 +46,9 @@
  * JIT_AREA_* bits.  The tree's own lock serialises updates.
  */
 static DEFINE_MTREE(jit_areas);
+
+/* jit_free() calls, see jit_free_seq() */
+static atomic_long_t jit_frees = ATOMIC_LONG_INIT(0);
 
 #define JIT_AREA_TEXT	BIT(0)	/* allocated as text */
 #define JIT_AREA_POKE	BIT(1)	/* written with text poking */
@@ -564,6 +568,8 @@ void jit_free(void *buf)
 	if (!buf)
 		return;
 	might_sleep();
+	/* before the memory can be handed out again */
+	atomic_long_inc(&jit_frees);
 
 	mtree_lock(&jit_areas);
 	entry = mas_walk(&mas);
@@ -631,6 +637,23 @@ bool jit_is_rox_text(const void *addr)
 	return jit_update_check(addr, 1, &area) && (area & JIT_AREA_POKE);
 }
 EXPORT_SYMBOL_GPL(jit_is_rox_text);
+
+/**
+ * jit_free_seq() - a count that moves whenever jit memory is freed
+ *
+ * Code may be placed where other code ran before.  A user that must know
+ * whether that can have happened since some point compares two values:
+ * BPF flushes branch predictors before classic BPF runs in chunks that
+ * other code may have trained them for.  The count moves before freed
+ * memory can be handed out again.
+ *
+ * Return: the number of jit_free() calls so far.
+ */
+unsigned long jit_free_seq(void)
+{
+	return atomic_long_read(&jit_frees);
+}
+EXPORT_SYMBOL_GPL(jit_free_seq);
 
 void __weak jit_arch_text_copy(void *dst, const void *src, size_t len)
 {

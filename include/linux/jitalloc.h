@@ -144,6 +144,7 @@ void *jit_data_alloc_type(enum jit_alloc_type type, size_t len);
 void jit_free(void *buf);
 bool jit_text_is_rox(enum jit_alloc_type type);
 bool jit_is_rox_text(const void *addr);
+unsigned long jit_free_seq(void);
 void jit_update_copy(void *dst, const void *src, size_t len);
 void jit_update_set(void *dst, int c, size_t len);
 
@@ -200,6 +201,12 @@ static inline bool jit_text_is_rox(enum jit_alloc_type type)
 static inline bool jit_is_rox_text(const void *addr)
 {
 	return false;
+}
+
+/* Only users of jit_text_is_rox() memory need it, and there is none. */
+static inline unsigned long jit_free_seq(void)
+{
+	return 0;
 }
 
 static inline void jit_update_copy(void *dst, const void *src, size_t len)

@@ -269,6 +269,51 @@ TEST(bpf_programs_jit_and_run)
 }
 
 /*
+ * BPF programs take chunks of the cache as they need them: not a page each,
+ * and not a 2 MiB pack.  Their bytes are given back when they go.
+ */
+/* @key of @path once it has kept its value for 200 ms (at most 3 s). */
+static long settled_key(const char *path, const char *key)
+{
+	long last = jt_read_key(path, key), now;
+	int i, same = 0;
+
+	for (i = 0; i < 30 && same < 2; i++) {
+		usleep(100000);
+		now = jt_read_key(path, key);
+		same = now == last ? same + 1 : 0;
+		last = now;
+	}
+	return last;
+}
+
+TEST(bpf_programs_in_chunks)
+{
+	long before, loaded, jited = 0, now;
+	char pool[512];
+	int fds[64], i;
+
+	if (cache_pool("bpf", pool, sizeof(pool)))
+		SKIP(return, "no jitalloc cache pool for BPF here");
+	/* programs of earlier tests are freed after an RCU grace period */
+	before = settled_key(pool, "bytes_in_use_bpf");
+	for (i = 0; i < 64; i++) {
+		fds[i] = jt_bpf_load(2000 + i, i % 8);
+		ASSERT_LE(0, fds[i]) TH_LOG("prog %d: %s", i, strerror(errno));
+		jited += jt_bpf_jited_len(fds[i]);
+	}
+	loaded = jt_read_key(pool, "bytes_in_use_bpf");
+	EXPECT_LE(before + jited, loaded);
+	/* 64 small programs: far below a page each or a pack */
+	EXPECT_GE(before + 64 * 1024, loaded)
+		TH_LOG("%ld bytes for %ld bytes of code", loaded - before, jited);
+	for (i = 0; i < 64; i++)
+		close(fds[i]);
+	now = settled_key(pool, "bytes_in_use_bpf");
+	EXPECT_EQ(before, now);
+}
+
+/*
  * Every huge page the jitalloc cache holds must be one read-only,
  * executable PMD entry, also while programs live in it.
  */
