@@ -901,14 +901,14 @@ void jit_cache_pool_destroy(struct jit_cache_pool *pool)
  * The pages are mapped into a VM_ALLOC area with __get_vm_area_node() and
  * vmap_pages_range_noflush() rather than by vmalloc, so that they come back
  * to the block when the allocation is freed (jit_free() knows which
- * allocations are block mappings; vfree() must never see one).  The free undoes what set_memory_*() did, as VM_FLUSH_RESET_PERMS
- * does for vmalloc: the mapping goes and the TLB is flushed, then the
- * direct map of the pages is made invalid, flushed and reset to its
- * default, so a page never is writable through one mapping while another
- * still executes it.  A pool keeps one fully free block; more are given
- * back to the page allocator at once, the spare to the shrinker.  When no
- * block can be had the caller maps ordinary vmalloc pages, counted as
- * a fallback.
+ * allocations are block mappings; vfree() must never see one).  The free
+ * undoes what set_memory_*() did, as VM_FLUSH_RESET_PERMS does for vmalloc:
+ * the mapping goes and the TLB is flushed, then the direct map of the pages
+ * is made invalid, flushed and reset to its default, so a page is never
+ * writable through one mapping while another still executes it.  A pool
+ * keeps one fully free block; more are given back to the page allocator at
+ * once, the spare to the shrinker.  When no block can be had the caller
+ * maps ordinary vmalloc pages, counted as a fallback.
  */
 #define JIT_BLOCK_ORDER		(PMD_SHIFT - PAGE_SHIFT < MAX_ORDER ? \
 				 PMD_SHIFT - PAGE_SHIFT : MAX_ORDER - 1)
