@@ -9,6 +9,8 @@
  * $JITALLOC_TESTMOD (default: ./test_modules/jitalloc_testmod.ko).
  */
 #include <dirent.h>
+#include <time.h>
+#include <sys/wait.h>
 #include <sys/stat.h>
 #include "../kselftest_harness.h"
 #include "jitalloc_util.h"
@@ -272,19 +274,37 @@ TEST(bpf_programs_jit_and_run)
  * BPF programs take chunks of the cache as they need them: not a page each,
  * and not a 2 MiB pack.  Their bytes are given back when they go.
  */
-/* @key of @path once it has kept its value for 200 ms (at most 3 s). */
-static long settled_key(const char *path, const char *key)
+/* @key of @path once it has kept its value for @polls * 100 ms (< 8 s). */
+static long settled_key_for(const char *path, const char *key, int polls)
 {
 	long last = jt_read_key(path, key), now;
 	int i, same = 0;
 
-	for (i = 0; i < 30 && same < 2; i++) {
+	for (i = 0; i < 80 && same < polls; i++) {
 		usleep(100000);
 		now = jt_read_key(path, key);
 		same = now == last ? same + 1 : 0;
 		last = now;
 	}
 	return last;
+}
+
+static long settled_key(const char *path, const char *key)
+{
+	return settled_key_for(path, key, 2);
+}
+
+/* Wait up to 8 s for @key of @path to be @want again; its last value. */
+static long wait_key(const char *path, const char *key, long want)
+{
+	long now = jt_read_key(path, key);
+	int i;
+
+	for (i = 0; i < 80 && now != want; i++) {
+		usleep(100000);
+		now = jt_read_key(path, key);
+	}
+	return now;
 }
 
 TEST(bpf_programs_in_chunks)
@@ -453,6 +473,166 @@ TEST(no_direct_map_splits_from_module_cycles)
 		now = jt_read_key(BLOCKS_PATH, "pages_in_use");
 	}
 	EXPECT_EQ(in_use, now) TH_LOG("block pages still in use after unload");
+}
+
+#define CHURN_SECONDS	3
+#define CHURN_FILES	8
+
+static int churn_bpf(time_t end)
+{
+	int n = 0, fds[16], i;
+
+	while (time(NULL) < end) {
+		for (i = 0; i < 16; i++)
+			if ((fds[i] = jt_bpf_load(i, (n + i) % 24)) < 0)
+				return -1;
+		for (i = 0; i < 16; i++)
+			if (jt_bpf_run(fds[i]) != i)
+				return -1;
+		for (i = 0; i < 16; i++)
+			close(fds[i]);
+		n++;
+	}
+	return n;
+}
+
+static int churn_modules(time_t end)
+{
+	int n = 0;
+
+	if (access("/proc/modules", F_OK))
+		return 0;
+	while (time(NULL) < end) {
+		if (jt_module_load(testmod_path(), "") ||
+		    jt_module_unload(TESTMOD_NAME))
+			return -1;
+		n++;
+	}
+	return n;
+}
+
+static int churn_kprobes(time_t end)
+{
+	const char *events = JT_TRACEFS "/kprobe_events";
+	const char *enable = JT_TRACEFS "/events/jitalloc/jt_churn/enable";
+	int n = 0;
+
+	while (time(NULL) < end) {
+		if (jt_append(events, "p:jitalloc/jt_churn " PROBE_FUNC "\n") ||
+		    jt_write(enable, "1"))
+			return -1;
+		open_something();
+		if (jt_write(enable, "0") ||
+		    jt_append(events, "-:jitalloc/jt_churn\n"))
+			return -1;
+		n++;
+	}
+	return n;
+}
+
+static int churn_ftrace(time_t end)
+{
+	const char *dir = JT_TRACEFS "/instances/jt_churn";
+	int n = 0;
+
+	rmdir(dir);
+	while (time(NULL) < end) {
+		if (mkdir(dir, 0755) ||
+		    jt_write(JT_TRACEFS "/instances/jt_churn/set_ftrace_filter",
+			     PROBE_FUNC) ||
+		    jt_write(JT_TRACEFS "/instances/jt_churn/current_tracer",
+			     "function"))
+			return -1;
+		open_something();
+		if (jt_write(JT_TRACEFS "/instances/jt_churn/current_tracer",
+			     "nop") || rmdir(dir))
+			return -1;
+		n++;
+	}
+	return n;
+}
+
+/*
+ * Load/unload churn of every user at once, one process each: BPF program
+ * sets, module load/unload, kprobe events and ftrace instances with their
+ * trampolines.  Afterwards every pool's bytes in use and the page blocks'
+ * pages in use are back where they started, every huge page is still one
+ * PMD and nothing is writable and executable.
+ */
+TEST(churn_all_users_concurrently)
+{
+	static int (*const churn[])(time_t) = {
+		churn_bpf, churn_modules, churn_kprobes, churn_ftrace,
+	};
+	static const char * const names[] = {
+		"bpf", "modules", "kprobes", "ftrace",
+	};
+	char paths[CHURN_FILES][512];
+	long start[CHURN_FILES];
+	int nfiles = 0, i, status;
+	struct jt_pt_summary pt;
+	pid_t pids[4];
+	struct dirent *d;
+	time_t end;
+	DIR *dp;
+
+	dp = opendir(JT_DEBUGFS "/jitalloc");
+	while (dp && (d = readdir(dp)) && nfiles < CHURN_FILES) {
+		if (d->d_name[0] == '.')
+			continue;
+		snprintf(paths[nfiles], sizeof(paths[0]),
+			 JT_DEBUGFS "/jitalloc/%s", d->d_name);
+		nfiles++;
+	}
+	if (dp)
+		closedir(dp);
+	for (i = 0; i < nfiles; i++)
+		start[i] = settled_key_for(paths[i], strstr(paths[i], BLOCKS_FILE) ?
+					   "pages_in_use" : "bytes_in_use", 12);
+
+	end = time(NULL) + CHURN_SECONDS;
+	for (i = 0; i < 4; i++) {
+		pids[i] = fork();
+		ASSERT_LE(0, pids[i]);
+		if (!pids[i]) {
+			int n = churn[i](end);
+
+			printf("# churn %s: %d cycles\n", names[i], n);
+			fflush(stdout);
+			_exit(n < 0);
+		}
+	}
+	for (i = 0; i < 4; i++) {
+		ASSERT_EQ(pids[i], waitpid(pids[i], &status, 0));
+		EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
+			TH_LOG("%s churn failed", names[i]);
+	}
+
+	for (i = 0; i < nfiles; i++) {
+		const char *key = strstr(paths[i], BLOCKS_FILE) ?
+				  "pages_in_use" : "bytes_in_use";
+
+		EXPECT_EQ(start[i], wait_key(paths[i], key, start[i]))
+			TH_LOG("%s: %s not back to its start", paths[i], key);
+	}
+	if (!jt_ptdump_path())
+		return;
+	ASSERT_EQ(0, jt_pt_scan(&pt));
+	EXPECT_EQ(0, pt.wx_lines) TH_LOG("W+X mapping at 0x%lx", pt.wx_first);
+	for (i = 0; i < nfiles; i++) {
+		unsigned long addrs[MAX_HUGE_PAGES];
+		struct jt_pt_entry e;
+		int k, n;
+
+		if (strstr(paths[i], BLOCKS_FILE))
+			continue;
+		n = huge_page_addrs(paths[i], addrs);
+		ASSERT_LE(0, n) TH_LOG("%s: no readable huge_page_addrs", paths[i]);
+		for (k = 0; k < n; k++) {
+			ASSERT_EQ(0, jt_pt_lookup(addrs[k], &e));
+			EXPECT_EQ(2UL << 20, e.level_size) TH_LOG("0x%lx", addrs[k]);
+		}
+	}
 }
 
 TEST(no_wx_mapping_after_users)
