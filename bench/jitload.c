@@ -16,16 +16,25 @@
  * ftrace_trampolines, and the timed module load+unload rate.  When the
  * kernel has /sys/kernel/debug/jitalloc the allocator's own report is
  * printed too.
+ *
+ * With everything loaded, the exec phase runs every BPF program --exec-rounds
+ * times through BPF_PROG_TEST_RUN and counts, where the CPU has a PMU that
+ * perf_event_open(2) can use, kernel iTLB read misses and kernel
+ * instructions over it (keys itlb_misses, kernel_instructions).  Without a
+ * PMU (QEMU TCG) it says so and reports itlb_counted 0.
  */
 #include <dirent.h>
 #include <getopt.h>
 #include <time.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/utsname.h>
 #include "jitalloc_util.h"
 
 struct opts {
-	int bpf, kprobes, ftrace, modules, time_modules;
+	int bpf, kprobes, ftrace, modules, time_modules, exec_rounds;
 	const char *module, *bench_module;
 };
 
@@ -246,6 +255,71 @@ static void del_ftrace(int n)
 	}
 }
 
+/* A kernel-only hardware counter of this process, or -1 with errno set. */
+static int perf_counter(__u32 type, __u64 config)
+{
+	struct perf_event_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = type;
+	attr.config = config;
+	attr.disabled = 1;
+	attr.exclude_user = 1;
+	attr.exclude_hv = 1;
+	return syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
+}
+
+/*
+ * Run every loaded BPF program @rounds times; count kernel iTLB misses
+ * and instructions over it where a PMU allows.
+ */
+static void exec_phase(const int *fds, int n, int rounds)
+{
+	int itlb, insns, r, i;
+	long runs = 0;
+	__u64 misses = 0, count = 0;
+
+	itlb = perf_counter(PERF_TYPE_HW_CACHE, PERF_COUNT_HW_CACHE_ITLB |
+			    (PERF_COUNT_HW_CACHE_OP_READ << 8) |
+			    (PERF_COUNT_HW_CACHE_RESULT_MISS << 16));
+	if (itlb < 0)
+		printf("jitload: perf: no iTLB-load-misses counter here (%s); not counted\n",
+		       strerror(errno));
+	insns = itlb < 0 ? -1 : perf_counter(PERF_TYPE_HARDWARE,
+					       PERF_COUNT_HW_INSTRUCTIONS);
+	if (itlb >= 0) {
+		ioctl(itlb, PERF_EVENT_IOC_ENABLE, 0);
+		if (insns >= 0)
+			ioctl(insns, PERF_EVENT_IOC_ENABLE, 0);
+	}
+	for (r = 0; r < rounds; r++)
+		for (i = 0; i < n; i++) {
+			if (fds[i] < 0)
+				continue;
+			if (jt_bpf_run(fds[i]) != i) {
+				fail("exec: bpf program %d: %s", i, strerror(errno));
+				r = rounds;
+				break;
+			}
+			runs++;
+		}
+	report("exec", "bpf_runs", runs);
+	report("exec", "itlb_counted", itlb >= 0);
+	if (itlb < 0)
+		return;
+	ioctl(itlb, PERF_EVENT_IOC_DISABLE, 0);
+	if (read(itlb, &misses, sizeof(misses)) == sizeof(misses))
+		report("exec", "itlb_misses", (long)misses);
+	close(itlb);
+	if (insns < 0)
+		return;
+	ioctl(insns, PERF_EVENT_IOC_DISABLE, 0);
+	if (read(insns, &count, sizeof(count)) == sizeof(count))
+		report("exec", "kernel_instructions", (long)count);
+	close(insns);
+}
+
 static int module_cycle(const char *path)
 {
 	int ret = jt_module_load(path, "");
@@ -273,10 +347,11 @@ int main(int argc, char **argv)
 		{ "module", required_argument, NULL, 'M' },
 		{ "time-modules", required_argument, NULL, 't' },
 		{ "bench-module", required_argument, NULL, 'B' },
+		{ "exec-rounds", required_argument, NULL, 'e' },
 		{ }
 	};
 	struct opts o = { .module = "/jitalloc/jitalloc_testmod.ko" };
-	int c, i, nkp, nft, *fds, have_modules;
+	int c, i, nbpf, nkp, nft, *fds, have_modules;
 	double t0, t;
 
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -302,9 +377,13 @@ int main(int argc, char **argv)
 		case 'B':
 			o.bench_module = optarg;
 			break;
+		case 'e':
+			o.exec_rounds = atoi(optarg);
+			break;
 		default:
 			fprintf(stderr, "usage: jitload [--bpf N] [--kprobes N] [--ftrace N]\n"
-				"  [--modules N] [--module KO] [--time-modules N] [--bench-module KO]\n");
+				"  [--modules N] [--module KO] [--time-modules N] [--bench-module KO]\n"
+				"  [--exec-rounds N]\n");
 			return 2;
 		}
 	}
@@ -325,6 +404,7 @@ int main(int argc, char **argv)
 		}
 	}
 	printf("jitload: %d BPF programs loaded and run\n", i);
+	nbpf = i;
 	mark("after_bpf");
 	nkp = add_kprobes(o.kprobes);
 	printf("jitload: %d kprobes enabled\n", nkp);
@@ -345,6 +425,8 @@ int main(int argc, char **argv)
 	mark("after_modules");
 
 	snapshot("loaded");
+	if (o.exec_rounds)
+		exec_phase(fds, nbpf, o.exec_rounds);
 
 	for (i = 0; i < o.bpf; i++)
 		if (fds[i] >= 0)

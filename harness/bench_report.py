@@ -61,8 +61,17 @@ def main():
               else v[(cur, key)] - v[(prev, key)] for v in (stock, patched)]
         row(f'{key} during {cur[len("after_"):]}', *ds)
     for (phase, key) in sorted(set(stock) | set(patched)):
-        if phase == 'timed':
+        if phase in ('timed', 'exec'):
             row(f'{key}', stock.get((phase, key)), patched.get((phase, key)))
+    # kernel iTLB misses per 1,000 BPF program runs, where a PMU counted them
+    per = []
+    for vals in (stock, patched):
+        runs, miss = vals.get(('exec', 'bpf_runs')), vals.get(('exec', 'itlb_misses'))
+        per.append(None if not runs or miss is None else miss * 1000 // runs)
+    row('itlb_misses per 1k bpf runs', *per)
+    if not any(v.get(('exec', 'itlb_counted')) for v in (stock, patched)):
+        print('(no PMU here: iTLB misses not counted; with one, perf_event_open '
+              'counts them in the exec phase)')
     for side, vals in (('stock', stock), ('jitalloc', patched)):
         wx = [v for (p, k), v in vals.items() if k == 'wx_mappings' and v]
         if wx:

@@ -483,9 +483,11 @@ static int churn_bpf(time_t end)
 	int n = 0, fds[16], i;
 
 	while (time(NULL) < end) {
-		for (i = 0; i < 16; i++)
-			if ((fds[i] = jt_bpf_load(i, (n + i) % 24)) < 0)
+		for (i = 0; i < 16; i++) {
+			fds[i] = jt_bpf_load(i, (n + i) % 24);
+			if (fds[i] < 0)
 				return -1;
+		}
 		for (i = 0; i < 16; i++)
 			if (jt_bpf_run(fds[i]) != i)
 				return -1;
