@@ -454,7 +454,21 @@ again:
 	return ret;
 }
 
-/* The page of any pool that contains @addr; takes that pool's lock. */
+/* Could @pool's huge pages hold @addr?  They come from its two ranges. */
+static bool pool_may_contain(const struct jit_cache_pool *pool,
+			     const void *addr)
+{
+	unsigned long a = (unsigned long)addr;
+
+	return (a >= pool->as.start && a < pool->as.end) ||
+	       (a >= pool->as.fallback_start && a < pool->as.fallback_end);
+}
+
+/*
+ * The page of any pool that contains @addr; takes that pool's lock.  Only
+ * pools whose ranges hold @addr are locked and searched, so a free does not
+ * wait for pools it has nothing to do with.
+ */
 static struct jit_cache_page *jit_cache_find_lock(const void *addr,
 						  struct jit_cache_pool **poolp)
 {
@@ -463,6 +477,8 @@ static struct jit_cache_page *jit_cache_find_lock(const void *addr,
 
 	mutex_lock(&jit_cache_pools_lock);
 	list_for_each_entry(pool, &jit_cache_pools, node) {
+		if (!pool_may_contain(pool, addr))
+			continue;
 		mutex_lock(&pool->lock);
 		list_for_each_entry(page, &pool->pages, list) {
 			if (page_contains(page, addr)) {
