@@ -1,9 +1,27 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Run the jitalloc kselftest; its TAP goes between markers the parser reads.
+# On a kmemleak kernel, then scan for leaks: what the tests allocated must
+# be older than kmemleak's minimum age (5 s) to be reported, and a report
+# is echoed as "kmemleak: N new suspected memory leaks", which fails the
+# boot (harness/boot.sh).
 cd /jitalloc || exit 1
 echo "### selftest jitalloc begin"
 JITALLOC_TESTMOD=/jitalloc/jitalloc_testmod.ko ./jitalloc_test
 rc=$?
 echo "### selftest jitalloc end rc=$rc"
+
+leaks=/sys/kernel/debug/kmemleak
+if [ -w $leaks ]; then
+	sleep 6
+	echo scan > $leaks
+	echo scan > $leaks
+	n=$(grep -c '^unreferenced object' $leaks)
+	if [ "$n" -gt 0 ]; then
+		cat $leaks
+		echo "kmemleak: $n new suspected memory leaks (after the tests)"
+	else
+		echo "### kmemleak: no leaks after the tests"
+	fi
+fi
 exit $rc
