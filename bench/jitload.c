@@ -13,9 +13,10 @@
  * keys: exec_translations (leaf page-table entries mapping executable
  * memory, from ptdump), exec_pmd, wx_mappings, direct_map_level2_splits,
  * directmap4k_kb, jit_vmalloc_bytes (vmallocinfo entries of JIT users),
- * ftrace_trampolines, and the timed module load+unload rate.  When the
- * kernel has /sys/kernel/debug/jitalloc the allocator's own report is
- * printed too.
+ * bpf_reserved_bytes (what BPF holds: cache chunks, or stock's packs) against
+ * bpf_jited_bytes (what the programs need), ftrace_trampolines, and the
+ * timed module load+unload rate.  When the kernel has
+ * /sys/kernel/debug/jitalloc the allocator's own report is printed too.
  *
  * With everything loaded, the exec phase runs every BPF program --exec-rounds
  * times through BPF_PROG_TEST_RUN and counts, where the CPU has a PMU that
@@ -51,13 +52,9 @@ static void report(const char *phase, const char *key, long val)
 	printf("### %s %s %s %ld\n", "metric", phase, key, val);
 }
 
-/* vmallocinfo bytes whose caller is a JIT user (works on stock too). */
-static long jit_vmalloc_bytes(void)
+/* vmallocinfo bytes of areas whose caller names one of @callers. */
+static long vmalloc_bytes(const char * const *callers, unsigned int n)
 {
-	static const char * const callers[] = {
-		"jit_", "module_alloc", "bpf_jit", "alloc_insn_page",
-		"bpf_prog_pack", "alloc_tramp", "create_trampoline",
-	};
 	char line[512];
 	long total = 0, sz;
 	unsigned int i;
@@ -68,7 +65,7 @@ static long jit_vmalloc_bytes(void)
 	while (fgets(line, sizeof(line), f)) {
 		if (sscanf(line, "%*s %ld", &sz) != 1)
 			continue;
-		for (i = 0; i < ARRAY_SIZE(callers); i++) {
+		for (i = 0; i < n; i++) {
 			if (strstr(line, callers[i])) {
 				total += sz;
 				break;
@@ -77,6 +74,43 @@ static long jit_vmalloc_bytes(void)
 	}
 	fclose(f);
 	return total;
+}
+
+/* vmallocinfo bytes whose caller is a JIT user (works on stock too). */
+static long jit_vmalloc_bytes(void)
+{
+	static const char * const callers[] = {
+		"jit_", "module_alloc", "bpf_jit", "alloc_insn_page",
+		"bpf_prog_pack", "alloc_tramp", "create_trampoline",
+	};
+
+	return vmalloc_bytes(callers, ARRAY_SIZE(callers));
+}
+
+/*
+ * Bytes set aside for BPF programs: the cache's chunks of BPF (its pools'
+ * bytes_in_use_bpf), or on stock the packs and pages BPF allocated.
+ */
+static long bpf_reserved_bytes(void)
+{
+	static const char * const callers[] = {
+		"alloc_new_pack", "bpf_prog_pack", "bpf_jit_binary_alloc",
+		"bpf_jit_alloc_exec",
+	};
+	char path[512];
+	struct dirent *d;
+	long total = -1, v;
+	DIR *dir = opendir(JT_DEBUGFS "/jitalloc");
+
+	while (dir && (d = readdir(dir))) {
+		snprintf(path, sizeof(path), JT_DEBUGFS "/jitalloc/%s", d->d_name);
+		v = d->d_name[0] == '.' ? -1 : jt_read_key(path, "bytes_in_use_bpf");
+		if (v >= 0)
+			total = (total < 0 ? 0 : total) + v;
+	}
+	if (dir)
+		closedir(dir);
+	return total >= 0 ? total : vmalloc_bytes(callers, ARRAY_SIZE(callers));
 }
 
 static long count_ftrace_trampolines(void)
@@ -137,6 +171,7 @@ static void snapshot(const char *phase)
 	       jt_read_key("/proc/vmstat", "direct_map_level2_splits"));
 	report(phase, "directmap4k_kb", jt_read_key("/proc/meminfo", "DirectMap4k"));
 	report(phase, "jit_vmalloc_bytes", jit_vmalloc_bytes());
+	report(phase, "bpf_reserved_bytes", bpf_reserved_bytes());
 	report(phase, "ftrace_trampolines", count_ftrace_trampolines());
 	print_jitalloc_debugfs(phase);
 }
@@ -352,6 +387,7 @@ int main(int argc, char **argv)
 	};
 	struct opts o = { .module = "/jitalloc/jitalloc_testmod.ko" };
 	int c, i, nbpf, nkp, nft, *fds, have_modules;
+	long jited;
 	double t0, t;
 
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
@@ -405,6 +441,9 @@ int main(int argc, char **argv)
 	}
 	printf("jitload: %d BPF programs loaded and run\n", i);
 	nbpf = i;
+	for (i = 0, jited = 0; i < nbpf; i++)
+		jited += jt_bpf_jited_len(fds[i]);
+	report("loaded", "bpf_jited_bytes", jited);
 	mark("after_bpf");
 	nkp = add_kprobes(o.kprobes);
 	printf("jitload: %d kprobes enabled\n", nkp);

@@ -13,7 +13,8 @@ import sys
 
 METRIC = re.compile(r'### metric (\S+) (\S+) (-?\d+)')
 GROWTH = ['exec_translations', 'exec_pmd', 'direct_map_level2_splits',
-          'directmap4k_kb', 'jit_vmalloc_bytes', 'ftrace_trampolines']
+          'directmap4k_kb', 'jit_vmalloc_bytes', 'bpf_reserved_bytes',
+          'ftrace_trampolines']
 
 
 def read(path):
@@ -53,6 +54,15 @@ def main():
             da = None if a0 is None or a1 is None else a1 - a0
             db = None if b0 is None or b1 is None else b1 - b0
             row(f'{key} growth before->{phase}', da, db)
+    # bytes BPF holds per byte of JITed code, while loaded
+    row('bpf_jited_bytes', stock.get(('loaded', 'bpf_jited_bytes')),
+        patched.get(('loaded', 'bpf_jited_bytes')))
+    per = []
+    for v in (stock, patched):
+        j, r0, r1 = (v.get(('loaded', 'bpf_jited_bytes')), v.get(('before', 'bpf_reserved_bytes')),
+                     v.get(('loaded', 'bpf_reserved_bytes')))
+        per.append(None if not j or r0 is None or r1 is None else round((r1 - r0) / j, 2))
+    row('bpf bytes reserved per jited byte', *per)
     # which phase of the workload split the direct map
     marks = ['before', 'after_bpf', 'after_kprobes', 'after_ftrace', 'after_modules']
     key = 'direct_map_level2_splits'
