@@ -20,6 +20,7 @@
 #include <linux/vmalloc.h>
 
 #include "jitalloc_cache.h"
+#include "jitalloc_test_pt.h"
 
 #define TEST_GRACE_MS	20
 
@@ -84,59 +85,6 @@ static bool all_traps(const void *p, size_t len)
 	return !memchr_inv(p, test_fill(), len);
 }
 
-struct leaf {
-	bool present, pmd, writable, exec;
-};
-
-/* Read the kernel page table entry that maps @addr. */
-static struct leaf leaf_of(unsigned long addr)
-{
-	struct leaf l = { };
-#ifdef CONFIG_X86
-	unsigned int level;
-	pte_t *pte = lookup_address(addr, &level);
-
-	if (!pte || !pte_present(*pte))
-		return l;
-	l.present = true;
-	l.pmd = level == PG_LEVEL_2M;
-	l.writable = pte_flags(*pte) & _PAGE_RW;
-	l.exec = !(pte_flags(*pte) & _PAGE_NX);
-#else
-	pgd_t *pgd = pgd_offset_k(addr);
-	p4d_t *p4d;
-	pud_t *pud;
-	pmd_t *pmd;
-	pte_t pte;
-
-	if (pgd_none(*pgd))
-		return l;
-	p4d = p4d_offset(pgd, addr);
-	if (p4d_none(*p4d))
-		return l;
-	pud = pud_offset(p4d, addr);
-	if (pud_none(*pud) || pud_leaf(*pud))
-		return l;
-	pmd = pmd_offset(pud, addr);
-	if (!pmd_present(*pmd))
-		return l;
-	if (pmd_leaf(*pmd)) {
-		l.pmd = true;
-		pte = pmd_pte(*pmd);
-	} else {
-		pte = *pte_offset_kernel(pmd, addr);
-		if (!pte_present(pte))
-			return l;
-	}
-	l.present = true;
-	l.writable = pte_write(pte);
-#ifdef CONFIG_ARM64
-	l.exec = !(pte_val(pte) & PTE_PXN);
-#endif
-#endif
-	return l;
-}
-
 static void cache_test_rounding_and_alignment(struct kunit *test)
 {
 	struct jit_cache_pool *pool = vmalloc_pool(test);
@@ -175,17 +123,17 @@ static void cache_test_rox_pmd_mapping(struct kunit *test)
 {
 	struct jit_cache_pool *pool = vmalloc_pool(test);
 	void *p = jit_cache_alloc(pool, 128, JIT_CACHE_USER_OTHER);
-	struct leaf l;
+	struct jit_test_leaf l;
 
 	KUNIT_ASSERT_NOT_NULL(test, p);
-	l = leaf_of((unsigned long)p);
+	l = jit_test_leaf_of((unsigned long)p);
 	KUNIT_EXPECT_TRUE(test, l.present);
 	KUNIT_EXPECT_TRUE(test, l.pmd);
 	KUNIT_EXPECT_FALSE(test, l.writable);
 	KUNIT_EXPECT_TRUE(test, l.exec);
 #ifdef CONFIG_X86
 	/* the direct-map alias must not be a way to write the code */
-	l = leaf_of((unsigned long)page_address(vmalloc_to_page(p)));
+	l = jit_test_leaf_of((unsigned long)page_address(vmalloc_to_page(p)));
 	KUNIT_EXPECT_TRUE(test, l.present);
 	KUNIT_EXPECT_FALSE(test, l.writable);
 	KUNIT_EXPECT_FALSE(test, l.exec);
@@ -463,7 +411,7 @@ static void cache_test_concurrent(struct kunit *test)
 static void cache_test_through_jit_api(struct kunit *test)
 {
 	u8 code[100], back[28];
-	struct leaf l;
+	struct jit_test_leaf l;
 	void *p;
 
 	if (!jit_text_is_rox(JIT_TYPE_KPROBES))
@@ -471,7 +419,7 @@ static void cache_test_through_jit_api(struct kunit *test)
 
 	p = jit_text_alloc_type(JIT_TYPE_KPROBES, sizeof(code));
 	KUNIT_ASSERT_NOT_NULL(test, p);
-	l = leaf_of((unsigned long)p);
+	l = jit_test_leaf_of((unsigned long)p);
 	KUNIT_EXPECT_TRUE(test, l.present);
 	KUNIT_EXPECT_FALSE(test, l.writable);
 	KUNIT_EXPECT_TRUE(test, l.exec);
@@ -632,11 +580,11 @@ static void blocks_test_reuse_resets_permissions(struct kunit *test)
 	page = vmalloc_to_page(p);
 	memset(p, 0xaa, PAGE_SIZE);
 	KUNIT_ASSERT_EQ(test, set_memory_ro((unsigned long)p, 1), 0);
-	KUNIT_EXPECT_FALSE(test, leaf_of((unsigned long)p).writable);
+	KUNIT_EXPECT_FALSE(test, jit_test_leaf_of((unsigned long)p).writable);
 #ifdef CONFIG_X86
 	/* x86 changes the direct-map alias with the mapping */
 	KUNIT_EXPECT_FALSE(test,
-			   leaf_of((unsigned long)page_address(page)).writable);
+			   jit_test_leaf_of((unsigned long)page_address(page)).writable);
 #endif
 	jit_free(p);
 
@@ -644,10 +592,10 @@ static void blocks_test_reuse_resets_permissions(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, q);
 	/* first fit: the same page again */
 	KUNIT_EXPECT_PTR_EQ(test, vmalloc_to_page(q), page);
-	KUNIT_EXPECT_TRUE(test, leaf_of((unsigned long)q).writable);
+	KUNIT_EXPECT_TRUE(test, jit_test_leaf_of((unsigned long)q).writable);
 #ifdef CONFIG_X86
 	KUNIT_EXPECT_TRUE(test,
-			  leaf_of((unsigned long)page_address(page)).writable);
+			  jit_test_leaf_of((unsigned long)page_address(page)).writable);
 #endif
 	KUNIT_EXPECT_FALSE(test, memchr_inv(q, 0, PAGE_SIZE));
 	memset(q, 0x55, PAGE_SIZE);
@@ -677,7 +625,7 @@ static void blocks_test_no_split_after_first(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, set_memory_ro((unsigned long)q, 2), 0);
 	all_vm_events(ev);
 	KUNIT_EXPECT_EQ(test, ev[DIRECT_MAP_LEVEL2_SPLIT], splits);
-	KUNIT_EXPECT_FALSE(test, leaf_of((unsigned long)q).writable);
+	KUNIT_EXPECT_FALSE(test, jit_test_leaf_of((unsigned long)q).writable);
 	jit_free(p);
 	jit_free(q);
 #else

@@ -17,6 +17,8 @@
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 
+#include "jitalloc_test_pt.h"
+
 /* ===== Helpers ===== */
 
 #define JIT_TEST_PATTERN	0x5a
@@ -44,62 +46,14 @@ static bool jit_test_in_space(const void *p, size_t len,
 		jit_test_in(addr, len, as->fallback_start, as->fallback_end));
 }
 
-/* What a pgprot says about writability and execution. */
-static bool jit_test_prot_bits(unsigned long val, bool *write, bool *exec)
-{
-#if defined(CONFIG_X86)
-	*write = val & _PAGE_RW;
-	*exec = !(val & _PAGE_NX);
-	return true;
-#elif defined(CONFIG_ARM64)
-	*write = !(val & PTE_RDONLY);
-	*exec = !(val & PTE_PXN);
-	return true;
-#else
-	return false;
-#endif
-}
-
 /* Read the protections of the kernel mapping of @addr from the page tables. */
 static bool jit_test_mapping(const void *addr, bool *write, bool *exec)
 {
-#if defined(CONFIG_X86)
-	unsigned int level;
-	pte_t *pte = lookup_address((unsigned long)addr, &level);
+	struct jit_test_leaf l = jit_test_leaf_of((unsigned long)addr);
 
-	if (!pte || !pte_present(*pte))
-		return false;
-	return jit_test_prot_bits(pte_flags(*pte), write, exec);
-#elif defined(CONFIG_ARM64)
-	unsigned long va = (unsigned long)addr;
-	pgd_t *pgdp = pgd_offset_k(va);
-	p4d_t *p4dp;
-	pud_t *pudp;
-	pmd_t *pmdp;
-	pte_t *ptep;
-
-	if (pgd_none(READ_ONCE(*pgdp)))
-		return false;
-	p4dp = p4d_offset(pgdp, va);
-	if (p4d_none(READ_ONCE(*p4dp)))
-		return false;
-	pudp = pud_offset(p4dp, va);
-	if (pud_none(READ_ONCE(*pudp)))
-		return false;
-	if (pud_sect(READ_ONCE(*pudp)))
-		return jit_test_prot_bits(pud_val(READ_ONCE(*pudp)), write, exec);
-	pmdp = pmd_offset(pudp, va);
-	if (pmd_none(READ_ONCE(*pmdp)))
-		return false;
-	if (pmd_sect(READ_ONCE(*pmdp)))
-		return jit_test_prot_bits(pmd_val(READ_ONCE(*pmdp)), write, exec);
-	ptep = pte_offset_kernel(pmdp, va);
-	if (!pte_present(READ_ONCE(*ptep)))
-		return false;
-	return jit_test_prot_bits(pte_val(READ_ONCE(*ptep)), write, exec);
-#else
-	return false;
-#endif
+	*write = l.writable;
+	*exec = l.exec;
+	return l.present;
 }
 
 /* Check every page of an allocation is mapped as @prot says. */
