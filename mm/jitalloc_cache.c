@@ -926,10 +926,6 @@ void jit_cache_pool_destroy(struct jit_cache_pool *pool)
  * once, the spare to the shrinker.  When no block can be had the caller
  * maps ordinary vmalloc pages, counted as a fallback.
  */
-#define JIT_BLOCK_ORDER		(PMD_SHIFT - PAGE_SHIFT < MAX_ORDER ? \
-				 PMD_SHIFT - PAGE_SHIFT : MAX_ORDER - 1)
-#define JIT_BLOCK_PAGES		BIT(JIT_BLOCK_ORDER)
-
 /**
  * struct jit_block - naturally aligned, physically contiguous pages
  * @list: entry in &jit_block_pool.blocks
@@ -1018,11 +1014,31 @@ static void jit_block_release(struct jit_block *block)
 	kfree(block);
 }
 
+/* Give back the fully free blocks, all but one if @keep_spare.  Lock held. */
+static unsigned long jit_block_release_free(struct jit_block_pool *bp,
+					    bool keep_spare)
+{
+	struct jit_block *block, *tmp;
+	unsigned long freed = 0;
+
+	list_for_each_entry_safe(block, tmp, &bp->blocks, list) {
+		if (block->used)
+			continue;
+		if (keep_spare) {
+			keep_spare = false;
+			continue;
+		}
+		jit_block_release(block);
+		freed++;
+	}
+	return freed;
+}
+
 /* Give @nr pages back; keep one fully free block.  Lock held. */
 static void jit_block_put_pages(struct jit_block_pool *bp,
 				struct page **pages, unsigned int nr)
 {
-	struct jit_block *block, *spare = NULL, *tmp;
+	struct jit_block *block;
 	unsigned int i;
 
 	for (i = 0; i < nr; i++) {
@@ -1031,14 +1047,24 @@ static void jit_block_put_pages(struct jit_block_pool *bp,
 		block->used--;
 	}
 	bp->stats.pages_in_use -= nr;
-	list_for_each_entry_safe(block, tmp, &bp->blocks, list) {
-		if (block->used)
-			continue;
-		if (!spare)
-			spare = block;
-		else
-			jit_block_release(block);
+	jit_block_release_free(bp, true);
+}
+
+/* Take free pages of @block into @pages[@got..@nr); the new @got. */
+static unsigned int jit_block_take(struct jit_block *block,
+				   struct page **pages, unsigned int got,
+				   unsigned int nr)
+{
+	unsigned int bit;
+
+	for_each_clear_bit(bit, block->map, JIT_BLOCK_PAGES) {
+		if (got == nr)
+			break;
+		__set_bit(bit, block->map);
+		block->used++;
+		pages[got++] = block->base + bit;
 	}
+	return got;
 }
 
 /* Take @nr pages, from new blocks if need be.  Lock held. */
@@ -1046,17 +1072,10 @@ static int jit_block_get_pages(struct jit_block_pool *bp, struct page **pages,
 			       unsigned int nr)
 {
 	struct jit_block *block;
-	unsigned int got = 0, bit;
+	unsigned int got = 0;
 
-	list_for_each_entry(block, &bp->blocks, list) {
-		for_each_clear_bit(bit, block->map, JIT_BLOCK_PAGES) {
-			if (got == nr)
-				break;
-			__set_bit(bit, block->map);
-			block->used++;
-			pages[got++] = block->base + bit;
-		}
-	}
+	list_for_each_entry(block, &bp->blocks, list)
+		got = jit_block_take(block, pages, got, nr);
 	while (got < nr) {
 		block = jit_block_new(bp);
 		if (!block) {
@@ -1064,11 +1083,7 @@ static int jit_block_get_pages(struct jit_block_pool *bp, struct page **pages,
 			jit_block_put_pages(bp, pages, got);
 			return -ENOMEM;
 		}
-		for (bit = 0; bit < JIT_BLOCK_PAGES && got < nr; bit++) {
-			__set_bit(bit, block->map);
-			block->used++;
-			pages[got++] = block->base + bit;
-		}
+		got = jit_block_take(block, pages, got, nr);
 	}
 	bp->stats.pages_in_use += nr;
 	bp->stats.high_water_pages = max(bp->stats.high_water_pages,
@@ -1204,6 +1219,17 @@ void jit_block_vunmap(void *addr)
 	kvfree(pages);
 }
 
+/* Fully free blocks of @bp.  Lock held. */
+static unsigned long jit_block_nr_free(struct jit_block_pool *bp)
+{
+	struct jit_block *block;
+	unsigned long n = 0;
+
+	list_for_each_entry(block, &bp->blocks, list)
+		n += !block->used;
+	return n;
+}
+
 /**
  * jit_block_get_stats() - snapshot of a block pool's counters
  * @bp: the pool
@@ -1216,9 +1242,7 @@ void jit_block_get_stats(struct jit_block_pool *bp,
 
 	mutex_lock(&bp->lock);
 	*stats = bp->stats;
-	stats->spare_blocks = 0;
-	list_for_each_entry(block, &bp->blocks, list)
-		stats->spare_blocks += !block->used;
+	stats->spare_blocks = jit_block_nr_free(bp);
 	mutex_unlock(&bp->lock);
 }
 
@@ -1248,17 +1272,11 @@ unsigned long jit_block_page_of(struct jit_block_pool *bp, struct page *page)
  */
 static unsigned long jit_block_reclaim(struct jit_block_pool *bp)
 {
-	struct jit_block *block, *tmp;
-	unsigned long freed = 0;
+	unsigned long freed;
 
 	if (!mutex_trylock(&bp->lock))
 		return 0;
-	list_for_each_entry_safe(block, tmp, &bp->blocks, list) {
-		if (block->used)
-			continue;
-		jit_block_release(block);
-		freed++;
-	}
+	freed = jit_block_release_free(bp, false);
 	mutex_unlock(&bp->lock);
 	return freed;
 }
@@ -1266,13 +1284,11 @@ static unsigned long jit_block_reclaim(struct jit_block_pool *bp)
 /* Fully free blocks of @bp, or 0 when its lock is busy. */
 static unsigned long jit_block_count_free(struct jit_block_pool *bp)
 {
-	struct jit_block *block;
-	unsigned long n = 0;
+	unsigned long n;
 
 	if (!mutex_trylock(&bp->lock))
 		return 0;
-	list_for_each_entry(block, &bp->blocks, list)
-		n += !block->used;
+	n = jit_block_nr_free(bp);
 	mutex_unlock(&bp->lock);
 	return n;
 }

@@ -10,6 +10,7 @@
 #ifndef _MM_JITALLOC_CACHE_H
 #define _MM_JITALLOC_CACHE_H
 
+#include <linux/bits.h>
 #include <linux/errno.h>
 #include <linux/jitalloc.h>
 #include <linux/types.h>
@@ -65,6 +66,14 @@ struct jit_cache_stats {
 };
 
 struct jit_block_pool;
+
+/*
+ * A page block: naturally aligned, physically contiguous pages, as many as
+ * one PMD-level direct-map leaf maps (or the largest buddy block).
+ */
+#define JIT_BLOCK_ORDER		(PMD_SHIFT - PAGE_SHIFT < MAX_ORDER ? \
+				 PMD_SHIFT - PAGE_SHIFT : MAX_ORDER - 1)
+#define JIT_BLOCK_PAGES		BIT(JIT_BLOCK_ORDER)
 
 /**
  * struct jit_block_stats - a snapshot of one block pool's counters

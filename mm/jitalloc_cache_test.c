@@ -470,10 +470,6 @@ static struct kunit_suite jitalloc_cache_test_suite = {
  * Page blocks.  Each case sets up a context of its own in the vmalloc range
  * with a block pool of its own, so the counters it reads are its own.
  */
-#define TEST_BLOCK_ORDER	(PMD_SHIFT - PAGE_SHIFT < MAX_ORDER ? \
-				 PMD_SHIFT - PAGE_SHIFT : MAX_ORDER - 1)
-#define TEST_BLOCK_PAGES	BIT(TEST_BLOCK_ORDER)
-
 struct blocks_ctx {
 	struct jit_alloc_ctx ctx;
 	struct jit_block_pool *bp;
@@ -538,7 +534,7 @@ static void blocks_test_grouped(struct kunit *test)
 
 	block = block_of(b, p, 0);
 	KUNIT_EXPECT_NE(test, block, 0UL);
-	KUNIT_EXPECT_TRUE(test, IS_ALIGNED(block, TEST_BLOCK_PAGES));
+	KUNIT_EXPECT_TRUE(test, IS_ALIGNED(block, JIT_BLOCK_PAGES));
 	for (off = 0; off < 3 * PAGE_SIZE; off += PAGE_SIZE)
 		KUNIT_EXPECT_EQ(test, block_of(b, p, off), block);
 	for (off = 0; off < 2 * PAGE_SIZE; off += PAGE_SIZE)
@@ -641,7 +637,7 @@ static void blocks_test_fallback(struct kunit *test)
 	void *p, *q;
 
 	/* the only block this pool may hold, filled by one allocation */
-	p = blocks_alloc(b, TEST_BLOCK_PAGES * PAGE_SIZE);
+	p = blocks_alloc(b, JIT_BLOCK_PAGES * PAGE_SIZE);
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	KUNIT_EXPECT_NE(test, block_of(b, p, 0), 0UL);
 	q = blocks_alloc(b, PAGE_SIZE);
@@ -653,7 +649,7 @@ static void blocks_test_fallback(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s.blocks, 1UL);
 	KUNIT_EXPECT_EQ(test, s.allocs, 1UL);
 	KUNIT_EXPECT_EQ(test, s.fallbacks, 1UL);
-	KUNIT_EXPECT_EQ(test, s.pages_in_use, (unsigned long)TEST_BLOCK_PAGES);
+	KUNIT_EXPECT_EQ(test, s.pages_in_use, (unsigned long)JIT_BLOCK_PAGES);
 
 	jit_free(q);
 	jit_free(p);
