@@ -305,6 +305,19 @@ static int perf_counter(__u32 type, __u64 config)
 	return syscall(SYS_perf_event_open, &attr, 0, -1, -1, 0);
 }
 
+/* Stop counter @fd (if it opened), report its count as @key, close it. */
+static void perf_report(int fd, const char *key)
+{
+	__u64 count;
+
+	if (fd < 0)
+		return;
+	ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
+	if (read(fd, &count, sizeof(count)) == sizeof(count))
+		report("exec", key, (long)count);
+	close(fd);
+}
+
 /*
  * Run every loaded BPF program @rounds times; count kernel iTLB misses
  * and instructions over it where a PMU allows.
@@ -313,7 +326,6 @@ static void exec_phase(const int *fds, int n, int rounds)
 {
 	int itlb, insns, r, i;
 	long runs = 0;
-	__u64 misses = 0, count = 0;
 
 	itlb = perf_counter(PERF_TYPE_HW_CACHE, PERF_COUNT_HW_CACHE_ITLB |
 			    (PERF_COUNT_HW_CACHE_OP_READ << 8) |
@@ -323,11 +335,10 @@ static void exec_phase(const int *fds, int n, int rounds)
 		       strerror(errno));
 	insns = itlb < 0 ? -1 : perf_counter(PERF_TYPE_HARDWARE,
 					       PERF_COUNT_HW_INSTRUCTIONS);
-	if (itlb >= 0) {
+	if (itlb >= 0)
 		ioctl(itlb, PERF_EVENT_IOC_ENABLE, 0);
-		if (insns >= 0)
-			ioctl(insns, PERF_EVENT_IOC_ENABLE, 0);
-	}
+	if (insns >= 0)
+		ioctl(insns, PERF_EVENT_IOC_ENABLE, 0);
 	for (r = 0; r < rounds; r++)
 		for (i = 0; i < n; i++) {
 			if (fds[i] < 0)
@@ -341,18 +352,8 @@ static void exec_phase(const int *fds, int n, int rounds)
 		}
 	report("exec", "bpf_runs", runs);
 	report("exec", "itlb_counted", itlb >= 0);
-	if (itlb < 0)
-		return;
-	ioctl(itlb, PERF_EVENT_IOC_DISABLE, 0);
-	if (read(itlb, &misses, sizeof(misses)) == sizeof(misses))
-		report("exec", "itlb_misses", (long)misses);
-	close(itlb);
-	if (insns < 0)
-		return;
-	ioctl(insns, PERF_EVENT_IOC_DISABLE, 0);
-	if (read(insns, &count, sizeof(count)) == sizeof(count))
-		report("exec", "kernel_instructions", (long)count);
-	close(insns);
+	perf_report(itlb, "itlb_misses");
+	perf_report(insns, "kernel_instructions");
 }
 
 static int module_cycle(const char *path)

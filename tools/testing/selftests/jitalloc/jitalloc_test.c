@@ -294,13 +294,13 @@ static long settled_key(const char *path, const char *key)
 	return settled_key_for(path, key, 2);
 }
 
-/* Wait up to 8 s for @key of @path to be @want again; its last value. */
-static long wait_key(const char *path, const char *key, long want)
+/* Wait up to @polls * 100 ms for @key of @path to be @want; its last value. */
+static long wait_key(const char *path, const char *key, long want, int polls)
 {
 	long now = jt_read_key(path, key);
 	int i;
 
-	for (i = 0; i < 80 && now != want; i++) {
+	for (i = 0; i < polls && now != want; i++) {
 		usleep(100000);
 		now = jt_read_key(path, key);
 	}
@@ -334,6 +334,31 @@ TEST(bpf_programs_in_chunks)
 }
 
 /*
+ * Every huge page the pool file @path lists must be one read-only,
+ * executable 2 MiB entry in the kernel page tables.  Returns how many the
+ * pool holds.
+ */
+static int check_pool_huge_pages(struct __test_metadata *_metadata,
+				 const char *path)
+{
+	unsigned long addrs[MAX_HUGE_PAGES];
+	int n, k;
+
+	n = huge_page_addrs(path, addrs);
+	ASSERT_LE(0, n) TH_LOG("%s: no readable huge_page_addrs", path);
+	for (k = 0; k < n; k++) {
+		unsigned long addr = addrs[k];
+		struct jt_pt_entry e;
+
+		ASSERT_EQ(0, jt_pt_lookup(addr, &e)) TH_LOG("0x%lx unmapped", addr);
+		EXPECT_EQ(2UL << 20, e.level_size) TH_LOG("0x%lx", addr);
+		EXPECT_EQ(0, e.writable) TH_LOG("0x%lx", addr);
+		EXPECT_EQ(1, e.exec) TH_LOG("0x%lx", addr);
+	}
+	return n;
+}
+
+/*
  * Every huge page the jitalloc cache holds must be one read-only,
  * executable PMD entry, also while programs live in it.
  */
@@ -353,25 +378,12 @@ TEST(cache_huge_pages_pmd_mapped)
 		ASSERT_LE(0, fds[i] = jt_bpf_load(i, i));
 
 	while ((d = readdir(dp))) {
-		unsigned long addrs[MAX_HUGE_PAGES];
 		char path[512];
-		int n, k;
 
 		if (d->d_name[0] == '.' || !strcmp(d->d_name, BLOCKS_FILE))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
-		n = huge_page_addrs(path, addrs);
-		ASSERT_LE(0, n) TH_LOG("%s: no readable huge_page_addrs", path);
-		for (k = 0; k < n; k++) {
-			unsigned long addr = addrs[k];
-			struct jt_pt_entry e;
-
-			ASSERT_EQ(0, jt_pt_lookup(addr, &e)) TH_LOG("0x%lx unmapped", addr);
-			EXPECT_EQ(2UL << 20, e.level_size) TH_LOG("0x%lx", addr);
-			EXPECT_EQ(0, e.writable) TH_LOG("0x%lx", addr);
-			EXPECT_EQ(1, e.exec) TH_LOG("0x%lx", addr);
-			pages++;
-		}
+		pages += check_pool_huge_pages(_metadata, path);
 	}
 	closedir(dp);
 	for (i = 0; i < 32; i++)
@@ -442,7 +454,7 @@ TEST(no_direct_map_splits_from_jit_users)
  */
 TEST(no_direct_map_splits_from_module_cycles)
 {
-	long before, after, allocs, in_use, now = -1;
+	long before, after, allocs, in_use, now;
 	int i;
 
 	if (access("/proc/modules", F_OK))
@@ -467,11 +479,7 @@ TEST(no_direct_map_splits_from_module_cycles)
 	/* data and init of six loads, at least */
 	EXPECT_LE(allocs + 12, jt_read_key(BLOCKS_PATH, "allocs"));
 	/* init sections are freed by a work item after an RCU grace period */
-	for (i = 0; i < 40 && now != in_use; i++) {
-		if (i)
-			usleep(50000);
-		now = jt_read_key(BLOCKS_PATH, "pages_in_use");
-	}
+	now = wait_key(BLOCKS_PATH, "pages_in_use", in_use, 20);
 	EXPECT_EQ(in_use, now) TH_LOG("block pages still in use after unload");
 }
 
@@ -614,27 +622,16 @@ TEST(churn_all_users_concurrently)
 		const char *key = strstr(paths[i], BLOCKS_FILE) ?
 				  "pages_in_use" : "bytes_in_use";
 
-		EXPECT_EQ(start[i], wait_key(paths[i], key, start[i]))
+		EXPECT_EQ(start[i], wait_key(paths[i], key, start[i], 80))
 			TH_LOG("%s: %s not back to its start", paths[i], key);
 	}
 	if (!jt_ptdump_path())
 		return;
 	ASSERT_EQ(0, jt_pt_scan(&pt));
 	EXPECT_EQ(0, pt.wx_lines) TH_LOG("W+X mapping at 0x%lx", pt.wx_first);
-	for (i = 0; i < nfiles; i++) {
-		unsigned long addrs[MAX_HUGE_PAGES];
-		struct jt_pt_entry e;
-		int k, n;
-
-		if (strstr(paths[i], BLOCKS_FILE))
-			continue;
-		n = huge_page_addrs(paths[i], addrs);
-		ASSERT_LE(0, n) TH_LOG("%s: no readable huge_page_addrs", paths[i]);
-		for (k = 0; k < n; k++) {
-			ASSERT_EQ(0, jt_pt_lookup(addrs[k], &e));
-			EXPECT_EQ(2UL << 20, e.level_size) TH_LOG("0x%lx", addrs[k]);
-		}
-	}
+	for (i = 0; i < nfiles; i++)
+		if (!strstr(paths[i], BLOCKS_FILE))
+			check_pool_huge_pages(_metadata, paths[i]);
 }
 
 TEST(no_wx_mapping_after_users)
