@@ -4,6 +4,7 @@
 #   make run      build + boot the patched x86_64 kernel, run the demo
 #   make test     everything the project tests; ends "N passed, N failed"
 #   make bench    side-by-side with stock 6.1: harness/bench.sh
+#   make kaslr    module KASLR entropy over 50 boots, stock vs the series
 #   make shell    interactive guest (ARCH=, VARIANT=)
 #   make check    checkpatch --strict and kernel-doc on what the series adds
 #   make series   git format-patch series with a cover letter in build/series
@@ -16,7 +17,7 @@ ARCH ?= x86_64
 VARIANT ?= default
 export ACCEL
 
-.PHONY: run test bench shell check series patches reset-tree cross deps clean
+.PHONY: run test bench kaslr shell check series patches reset-tree cross deps clean
 
 run:
 	@harness/run.sh $(ARCH) $(VARIANT) demo
@@ -26,6 +27,9 @@ test:
 
 bench:
 	@harness/bench.sh $(ARCH)
+
+kaslr:
+	@harness/kaslr.sh $(ARCH)
 
 shell:
 	@harness/run.sh $(ARCH) $(VARIANT) shell interactive

@@ -26,6 +26,7 @@
 
 #include <linux/atomic.h>
 #include <linux/bug.h>
+#include <linux/debugfs.h>
 #include <linux/gfp.h>
 #include <linux/highmem.h>
 #include <linux/init.h>
@@ -36,6 +37,8 @@
 #include <linux/mm.h>
 #include <linux/overflow.h>
 #include <linux/printk.h>
+#include <linux/random.h>
+#include <linux/seq_file.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 
@@ -50,10 +53,36 @@ static DEFINE_MTREE(jit_areas);
 /* jit_free() calls, see jit_free_seq() */
 static atomic_long_t jit_frees = ATOMIC_LONG_INIT(0);
 
+/*
+ * Refused calls, by kind: each is a bug in a kernel user, so each is
+ * counted (in debugfs "api", for tests that check a workload made none)
+ * and warned about with a backtrace, every time rather than once per
+ * boot, so that a bug after boot is not hidden by the KUnit cases that
+ * make such calls on purpose.
+ */
+enum jit_refusal {
+	JIT_REFUSED_FREE,	/* not the start of a live allocation */
+	JIT_REFUSED_UPDATE,	/* not inside one live allocation */
+	JIT_REFUSED_TYPE,	/* a type of the wrong class, or none */
+	JIT_REFUSED_NR,
+};
+
+static atomic_long_t jit_refused[JIT_REFUSED_NR];
+static atomic_long_t jit_alias_errors = ATOMIC_LONG_INIT(0);
+/* jit_update_copy() and jit_update_set() calls that poked text */
+static atomic_long_t jit_text_pokes = ATOMIC_LONG_INIT(0);
+
+#define jit_refuse(kind, fmt, ...)					\
+({									\
+	atomic_long_inc(&jit_refused[kind]);				\
+	WARN(1, "jitalloc: " fmt, ##__VA_ARGS__);			\
+})
+
 #define JIT_AREA_TEXT	BIT(0)	/* allocated as text */
 #define JIT_AREA_POKE	BIT(1)	/* written with text poking */
 #define JIT_AREA_FALLBACK BIT(2) /* served for a pool that had no room */
 #define JIT_AREA_BLOCKS	BIT(3)	/* pages from the context's page blocks */
+#define JIT_AREA_ALIAS	BIT(4)	/* direct-map alias made read-only */
 #define JIT_AREA_TYPE_SHIFT 8	/* &enum jit_alloc_type of a fallback */
 
 static struct jit_alloc_ctx jit_ctx __ro_after_init;
@@ -242,6 +271,59 @@ static void jit_fill_alias(void *addr, size_t len, u8 c)
 	}
 }
 
+#ifdef CONFIG_JIT_ALLOC_CACHE
+/*
+ * Make the direct-map aliases of the pages of text that is mapped
+ * read-only and executable read-only too, as set_memory_ro() did for
+ * stock users: no byte of code may be writable through any mapping.  On
+ * failure the caller frees the allocation, which resets every alias
+ * (VM_FLUSH_RESET_PERMS, or the page blocks' own reset).
+ */
+static int jit_protect_aliases(void *addr, size_t len)
+{
+	size_t off;
+	int err;
+
+	for (off = 0; off < PAGE_ALIGN(len); off += PAGE_SIZE) {
+		err = jit_protect_alias(page_address(vmalloc_to_page(addr + off)),
+					PAGE_SIZE, true);
+		if (err) {
+			atomic_long_inc(&jit_alias_errors);
+			pr_warn_ratelimited("cannot make the direct-map alias of %px read-only (%d), allocation refused\n",
+					    addr + off, err);
+			return err;
+		}
+	}
+	return 0;
+}
+#else
+static int jit_protect_aliases(void *addr, size_t len)
+{
+	return 0;
+}
+#endif
+
+/*
+ * With %JIT_ALLOC_RANDOMIZE, page-granular allocations start this far into
+ * their primary range: 1 to 1024 pages, drawn at the first allocation, so
+ * from a random pool that is ready by then (module_alloc() did the same).
+ */
+static unsigned long jit_random_offset(const struct jit_alloc_ctx *ctx)
+{
+	static unsigned long offset;
+	static DEFINE_MUTEX(lock);
+
+	if (!(ctx->params.flags & JIT_ALLOC_RANDOMIZE))
+		return 0;
+	if (READ_ONCE(offset))
+		return offset;
+	mutex_lock(&lock);
+	if (!offset)
+		WRITE_ONCE(offset, (get_random_u32_below(1024) + 1) * PAGE_SIZE);
+	mutex_unlock(&lock);
+	return offset;
+}
+
 static void *__jit_alloc(const struct jit_alloc_ctx *ctx,
 			 const struct jit_address_space *as, bool text,
 			 size_t len, unsigned long area, const void *caller)
@@ -265,7 +347,12 @@ static void *__jit_alloc(const struct jit_alloc_ctx *ctx,
 	if (!text || !p->text_fill)
 		gfp |= __GFP_ZERO;
 
-	if (primary)
+	if (primary && jit_range_fits(as->start + jit_random_offset(ctx),
+				      as->end, len))
+		addr = jit_vmalloc(ctx, as->start + jit_random_offset(ctx),
+				   as->end, as->pgprot, len, gfp | __GFP_NOWARN,
+				   caller, &blocks);
+	if (!addr && primary)
 		addr = jit_vmalloc(ctx, as->start, as->end, as->pgprot, len,
 				   fallback ? gfp | __GFP_NOWARN : gfp, caller,
 				   &blocks);
@@ -291,6 +378,8 @@ static void *__jit_alloc(const struct jit_alloc_ctx *ctx,
 	}
 	if (text && (p->flags & JIT_ALLOC_USE_TEXT_POKE))
 		area |= JIT_AREA_POKE;
+	if ((area & JIT_AREA_ALIAS) && jit_protect_aliases(addr, len))
+		goto err_free;
 
 	if (mtree_insert_range(&jit_areas, (unsigned long)addr,
 			       (unsigned long)addr + len - 1,
@@ -329,8 +418,9 @@ static const char * const jit_type_names[JIT_TYPE_NR] = {
 
 /*
  * Text for a cacheable type: from its pool, or when the pool has no room,
- * from vmalloc with the same promise - read-only, executable, trap-filled
- * and written only by text poking - so users need not care which.
+ * from vmalloc with the same promise - read-only, executable, trap-filled,
+ * with a read-only direct-map alias and written only by text poking - so
+ * users need not care which.
  */
 static void *jit_cache_text_alloc(enum jit_alloc_type type, size_t len,
 				  const void *caller)
@@ -338,13 +428,18 @@ static void *jit_cache_text_alloc(enum jit_alloc_type type, size_t len,
 	struct jit_address_space as = jit_ctx.params.types[type];
 	void *p;
 
-	p = jit_cache_alloc(jit_pools[type], len, jit_cache_users[type]);
+	/* kprobes allocates with text_mutex held, see prepare_kprobe() */
+	if (type == JIT_TYPE_KPROBES)
+		p = jit_cache_alloc_nowait(jit_pools[type], len,
+					   jit_cache_users[type]);
+	else
+		p = jit_cache_alloc(jit_pools[type], len, jit_cache_users[type]);
 	if (p)
 		return p;
 
 	as.pgprot = PAGE_KERNEL_ROX;
 	p = __jit_alloc(&jit_ctx, &as, true, len,
-			JIT_AREA_POKE | JIT_AREA_FALLBACK |
+			JIT_AREA_POKE | JIT_AREA_FALLBACK | JIT_AREA_ALIAS |
 			(type << JIT_AREA_TYPE_SHIFT), caller);
 	if (p)
 		jit_cache_note_fallback(jit_pools[type], len, true);
@@ -400,6 +495,8 @@ static void __init jit_alloc_cache_init(void)
 		as.pgprot = PAGE_KERNEL_ROX;
 		pool = jit_cache_pool_create(name, &as, jit_kasan_shadow(&jit_ctx),
 					     p->text_fill, JIT_CACHE_GRACE_MS);
+		if (pool && (p->flags & JIT_ALLOC_RANDOMIZE))
+			jit_cache_pool_randomize(pool);
 		for_each_set_bit(j, &sharing, JIT_TYPE_NR)
 			jit_pools[j] = pool;
 	}
@@ -515,9 +612,10 @@ EXPORT_SYMBOL_GPL(jit_data_alloc);
  */
 void *jit_text_alloc_type(enum jit_alloc_type type, size_t len)
 {
-	if (WARN_ONCE(type >= JIT_TYPE_NR || !jit_type_is_text(type),
-		      "jitalloc: %d is not a text type\n", type))
+	if (type >= JIT_TYPE_NR || !jit_type_is_text(type)) {
+		jit_refuse(JIT_REFUSED_TYPE, "%d is not a text type\n", type);
 		return NULL;
+	}
 	if (jit_pools[type])
 		return jit_cache_text_alloc(type, len,
 					    __builtin_return_address(0));
@@ -539,9 +637,10 @@ EXPORT_SYMBOL_GPL(jit_text_alloc_type);
  */
 void *jit_data_alloc_type(enum jit_alloc_type type, size_t len)
 {
-	if (WARN_ONCE(type >= JIT_TYPE_NR || jit_type_is_text(type),
-		      "jitalloc: %d is not a data type\n", type))
+	if (type >= JIT_TYPE_NR || jit_type_is_text(type)) {
+		jit_refuse(JIT_REFUSED_TYPE, "%d is not a data type\n", type);
 		return NULL;
+	}
 	return __jit_alloc(&jit_ctx, &jit_ctx.params.types[type], false, len, 0,
 			   __builtin_return_address(0));
 }
@@ -551,8 +650,8 @@ EXPORT_SYMBOL_GPL(jit_data_alloc_type);
  * jit_free() - free memory allocated by the jit allocator
  * @buf: the start of an allocation, or %NULL
  *
- * A pointer that is not the start of a live allocation is reported once
- * and nothing is freed.
+ * A pointer that is not the start of a live allocation is refused: it is
+ * warned about and counted, and nothing is freed.
  *
  * Context: Process context, may sleep.
  */
@@ -580,12 +679,15 @@ void jit_free(void *buf)
 	}
 	mtree_unlock(&jit_areas);
 
-	/* Cache memory; a bad pointer inside a pool is reported there. */
-	if (!found && jit_cache_free(buf) != -ENOENT)
-		return;
+	if (!found) {
+		int err = jit_cache_free(buf);
 
-	if (WARN_ONCE(!found, "jitalloc: %p is not a live allocation\n", buf))
+		if (err)
+			jit_refuse(JIT_REFUSED_FREE,
+				   "free of %px, which is not a live allocation\n",
+				   buf);
 		return;
+	}
 	jit_cache_free_fallback(xa_to_value(entry), len);
 	jit_vfree(buf, xa_to_value(entry));
 }
@@ -639,6 +741,24 @@ bool jit_is_rox_text(const void *addr)
 EXPORT_SYMBOL_GPL(jit_is_rox_text);
 
 /**
+ * jit_alloc_refused() - how many calls of the API were refused so far
+ *
+ * For mm/jitalloc_test.c: the bad-input cases check that each bad call
+ * was refused, not just that nothing broke.
+ *
+ * Return: refused frees, updates and allocations of a bad type, together.
+ */
+unsigned long jit_alloc_refused(void)
+{
+	unsigned long n = 0;
+	int i;
+
+	for (i = 0; i < JIT_REFUSED_NR; i++)
+		n += atomic_long_read(&jit_refused[i]);
+	return n;
+}
+
+/**
  * jit_free_seq() - a count that moves whenever jit memory is freed
  *
  * Code may be placed where other code ran before.  A user that must know
@@ -673,7 +793,7 @@ void __weak jit_arch_text_set(void *dst, int c, size_t len)
  *
  * Text that the architecture maps read-only is written with text poking,
  * anything else with memcpy().  A write that is not inside one live
- * allocation is reported once and not done.  Instruction caches are the
+ * allocation is refused: warned about, counted and not done.  Instruction caches are the
  * caller's business, as they are after memcpy().
  *
  * Context: Process context, may sleep.
@@ -684,14 +804,17 @@ void jit_update_copy(void *dst, const void *src, size_t len)
 
 	if (!len)
 		return;
-	if (WARN_ONCE(!jit_update_check(dst, len, &area),
-		      "jitalloc: copy to %p+%zu is not inside an allocation\n",
-		      dst, len))
+	if (!jit_update_check(dst, len, &area)) {
+		jit_refuse(JIT_REFUSED_UPDATE,
+			   "copy to %px+%zu is not inside an allocation\n",
+			   dst, len);
 		return;
+	}
 
-	if (area & JIT_AREA_POKE)
+	if (area & JIT_AREA_POKE) {
+		atomic_long_inc(&jit_text_pokes);
 		jit_arch_text_copy(dst, src, len);
-	else
+	} else
 		memcpy(dst, src, len);
 }
 EXPORT_SYMBOL_GPL(jit_update_copy);
@@ -712,14 +835,17 @@ void jit_update_set(void *dst, int c, size_t len)
 
 	if (!len)
 		return;
-	if (WARN_ONCE(!jit_update_check(dst, len, &area),
-		      "jitalloc: set of %p+%zu is not inside an allocation\n",
-		      dst, len))
+	if (!jit_update_check(dst, len, &area)) {
+		jit_refuse(JIT_REFUSED_UPDATE,
+			   "set of %px+%zu is not inside an allocation\n",
+			   dst, len);
 		return;
+	}
 
-	if (area & JIT_AREA_POKE)
+	if (area & JIT_AREA_POKE) {
+		atomic_long_inc(&jit_text_pokes);
 		jit_arch_text_set(dst, c, len);
-	else
+	} else
 		memset(dst, c, len);
 }
 EXPORT_SYMBOL_GPL(jit_update_set);
@@ -747,3 +873,54 @@ void __init jit_alloc_init(void)
 	jit_alloc_ctx_init(&jit_ctx, jit_alloc_arch_params());
 	jit_alloc_cache_init();
 }
+
+static DEFINE_MUTEX(jit_debugfs_lock);
+static struct dentry *jit_debugfs;
+
+/**
+ * jit_debugfs_dir() - the jit allocator's debugfs directory
+ *
+ * For the statistics files of mm/jitalloc_cache.c and mm/jitalloc_blocks.c.
+ *
+ * Return: /sys/kernel/debug/jitalloc, created on first use, or %NULL before
+ * debugfs is up (or without it).
+ */
+struct dentry *jit_debugfs_dir(void)
+{
+	struct dentry *dir;
+
+	if (!IS_ENABLED(CONFIG_DEBUG_FS) || !debugfs_initialized())
+		return NULL;
+	mutex_lock(&jit_debugfs_lock);
+	if (!jit_debugfs)
+		jit_debugfs = debugfs_create_dir("jitalloc", NULL);
+	dir = IS_ERR(jit_debugfs) ? NULL : jit_debugfs;
+	mutex_unlock(&jit_debugfs_lock);
+	return dir;
+}
+
+/* Calls of the API that were refused; each also warned. */
+static int jit_api_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "refused_frees %ld\n",
+		   atomic_long_read(&jit_refused[JIT_REFUSED_FREE]));
+	seq_printf(m, "refused_updates %ld\n",
+		   atomic_long_read(&jit_refused[JIT_REFUSED_UPDATE]));
+	seq_printf(m, "refused_types %ld\n",
+		   atomic_long_read(&jit_refused[JIT_REFUSED_TYPE]));
+	seq_printf(m, "alias_errors %ld\n", atomic_long_read(&jit_alias_errors));
+	seq_printf(m, "frees %ld\n", atomic_long_read(&jit_frees));
+	seq_printf(m, "text_pokes %ld\n", atomic_long_read(&jit_text_pokes));
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(jit_api);
+
+static int __init jit_debugfs_init(void)
+{
+	struct dentry *dir = jit_debugfs_dir();
+
+	if (dir)
+		debugfs_create_file("api", 0400, dir, NULL, &jit_api_fops);
+	return 0;
+}
+late_initcall(jit_debugfs_init);

@@ -42,16 +42,31 @@
  * Freeing.  Freed chunks must not run again, so they are refilled with
  * trapping instructions before they can be handed out again.  The refill is
  * text poking, which on x86 takes text_mutex, a lock some callers (kprobes)
- * already hold when they free; so jit_free() only moves the chunks to a
- * pending bitmap and a worker pokes them and then releases them.  The worker
- * runs JIT_CACHE_REFILL_DELAY after the free that queued it, so a burst of
- * frees (a BPF program set going away, a load/unload loop) is refilled
- * with one poke per run of adjacent chunks rather than one per free.  An
- * allocation that finds no room refills pending chunks itself before it
- * takes a new huge page, unless text_mutex is held.  A huge page
- * that becomes entirely free is given back after a grace period, except that
- * each pool keeps one spare; a shrinker gives the spare back under memory
- * pressure.
+ * already hold when they allocate and free; so jit_free() only marks the
+ * chunks pending and a worker, the one place that refills, pokes them and
+ * then releases them.  Chunks being poked have a state of their own, so a
+ * second free or a write into them is refused until they are free again.
+ * The worker runs JIT_CACHE_REFILL_DELAY after the free that queued it, so
+ * a burst of frees (a BPF program set going away, a load/unload loop) is
+ * refilled with one poke per run of adjacent chunks rather than one per
+ * free.  An allocation that finds no room waits for the worker before it
+ * takes a new huge page.  Callers that hold text_mutex say so by calling
+ * jit_cache_alloc_nowait(): they neither wait for the worker nor allocate
+ * a huge page (which may reclaim and compact for a long time); the pool
+ * starts the refill or adds a page in the background and the request goes
+ * to the fallback path.  No path guesses whether somebody else holds a
+ * lock.  A huge page that becomes entirely free is given back after a
+ * grace period, except that each pool keeps one spare; a shrinker gives
+ * the spare back under memory pressure.
+ *
+ * Lookups.  Frees and updates find the huge page of an address in a maple
+ * tree of all pools' pages, O(log n), and then lock only that page's pool.
+ *
+ * Aliases.  No byte of a huge page is ever writable through another
+ * mapping while it is executable: the linear alias is protected before the
+ * page is used, and a page whose alias cannot be protected is not used; a
+ * page whose alias cannot be made writable again is kept out of the page
+ * allocator.  Both are counted.
  *
  * Fallback.  A request the pool cannot serve (no huge page to be had, range
  * exhausted or too small, request larger than a huge page) returns NULL here
@@ -63,13 +78,18 @@
 
 #include <linux/bitmap.h>
 #include <linux/debugfs.h>
+#include <linux/fault-inject.h>
 #include <linux/kasan.h>
 #include <linux/kmemleak.h>
 #include <linux/list.h>
+#include <linux/lockdep.h>
+#include <linux/maple_tree.h>
 #include <linux/memory.h>
 #include <linux/mm.h>
 #include <linux/mutex.h>
 #include <linux/pgtable.h>
+#include <linux/random.h>
+#include <linux/rwsem.h>
 #include <linux/seq_file.h>
 #include <linux/set_memory.h>
 #include <linux/shrinker.h>
@@ -90,8 +110,6 @@
 #define JIT_CACHE_PAGE_ALIGN	((PAGE_SIZE >> JIT_CACHE_CHUNK_SHIFT) - 1)
 /* refill freed chunks this long after the first free of a burst */
 #define JIT_CACHE_REFILL_DELAY	max(1, HZ / 100)
-/* wait this long after failing to get a huge page before trying again */
-#define JIT_CACHE_RETRY		HZ
 /* bits of &enum jit_cache_user kept per allocation */
 #define JIT_CACHE_USER_BITS	3
 static_assert(BIT(JIT_CACHE_USER_BITS) >= JIT_CACHE_USER_NR);
@@ -99,40 +117,56 @@ static_assert(BIT(JIT_CACHE_USER_BITS) >= JIT_CACHE_USER_NR);
 /**
  * struct jit_cache_page - one PMD-sized ROX page carved into chunks
  * @list: entry in &jit_cache_pool.pages
+ * @pool: the pool that holds it
  * @addr: start of the mapping, PMD aligned
- * @used: chunks allocated or waiting for their refill
+ * @dead: taken off the pool for freeing; lookups must not use it
+ * @used: chunks allocated, waiting for their refill or being refilled
  * @first_free: no free chunk lies below this index
  * @empty_since: jiffies when @used dropped to zero
- * @alloc_map: a bit per chunk allocated or pending
+ * @alloc_map: a bit per chunk allocated, pending or being refilled
  * @bound_map: a bit at each allocation's first chunk and after its last
- * @pending_map: a bit per freed chunk not yet refilled with traps
+ * @pending_map: a bit per freed chunk waiting for its refill
+ * @refill_map: a bit per freed chunk being refilled right now
  * @user_map: bit b of the &enum jit_cache_user of each allocation, at its
  *	first chunk
  *
  * A chunk starts a live allocation exactly when its bits in @alloc_map and
- * @bound_map are set and its bit in @pending_map is not: allocations clear
- * the bound bits inside them, so a chunk with a bound bit that is in use
- * is a first chunk, and freeing leaves the chunks in @alloc_map until they
- * are refilled but marks them pending.
+ * @bound_map are set and its bits in @pending_map and @refill_map are not:
+ * allocations clear the bound bits inside them, so a chunk with a bound bit
+ * that is in use is a first chunk, and a free leaves the chunks in
+ * @alloc_map, marked pending, until the refill is done.  A freed chunk is
+ * pending, then being refilled, then free; it is never live again in
+ * between, so a second free or a write into it is refused at every step.
  */
 struct jit_cache_page {
 	struct list_head list;
+	struct jit_cache_pool *pool;
 	void *addr;
+	bool dead;
 	unsigned int used;
 	unsigned int first_free;
 	unsigned long empty_since;
 	DECLARE_BITMAP(alloc_map, JIT_CACHE_PAGE_CHUNKS);
 	DECLARE_BITMAP(bound_map, JIT_CACHE_PAGE_CHUNKS + 1);
 	DECLARE_BITMAP(pending_map, JIT_CACHE_PAGE_CHUNKS);
+	DECLARE_BITMAP(refill_map, JIT_CACHE_PAGE_CHUNKS);
 	DECLARE_BITMAP(user_map[JIT_CACHE_USER_BITS], JIT_CACHE_PAGE_CHUNKS);
 };
+
+/* Is @chunk freed, waiting for its refill or being refilled? */
+static bool jit_cache_freed(const struct jit_cache_page *page,
+			    unsigned long chunk)
+{
+	return test_bit(chunk, page->pending_map) ||
+	       test_bit(chunk, page->refill_map);
+}
 
 static bool jit_cache_live_start(const struct jit_cache_page *page,
 				 unsigned long chunk)
 {
 	return test_bit(chunk, page->alloc_map) &&
 	       test_bit(chunk, page->bound_map) &&
-	       !test_bit(chunk, page->pending_map);
+	       !jit_cache_freed(page, chunk);
 }
 
 static void jit_cache_set_user(struct jit_cache_page *page,
@@ -162,13 +196,17 @@ static enum jit_cache_user jit_cache_get_user(const struct jit_cache_page *page,
  * @name: debugfs file name
  * @as: the range huge pages come from, and their protections
  * @kasan_shadow: allocate KASAN shadow for each huge page
+ * @randomize: place huge pages, and the first allocation in each, at random
  * @fill: byte that traps when executed, repeated
  * @grace: jiffies a fully free huge page is kept before it is given back
  * @retry_after: no new huge page is tried before this time
  * @lock: protects everything below
  * @pages: &struct jit_cache_page list
+ * @freed_chunks: chunks pending or being refilled, in all pages
  * @refill_work: refills freed chunks with traps, a little after the free
- *	that queued it so that runs of frees are refilled together
+ *	that queued it so that runs of frees are refilled together; the only
+ *	place that pokes freed chunks
+ * @grow_work: adds a huge page for callers that must not allocate one
  * @reclaim_work: gives back pages that stayed free for @grace
  * @debugfs: the pool's statistics file
  * @stats: counters; the derived fields are filled in on read
@@ -178,29 +216,86 @@ struct jit_cache_pool {
 	const char *name;
 	struct jit_address_space as;
 	bool kasan_shadow;
+	bool randomize;
 	u8 fill;
 	unsigned long grace;
 	unsigned long retry_after;
 	struct mutex lock;	/* pages, their bitmaps and stats */
 	struct list_head pages;
+	unsigned long freed_chunks;
 	struct delayed_work refill_work;
+	struct work_struct grow_work;
 	struct delayed_work reclaim_work;
 	struct dentry *debugfs;
 	struct jit_cache_stats stats;
 };
 
+/* The pools, for the shrinker and debugfs; pools are not looked up here. */
 static LIST_HEAD(jit_cache_pools);
 static DEFINE_MUTEX(jit_cache_pools_lock);
-static struct dentry *jit_cache_debugfs_dir;
+
+/*
+ * Every huge page of every pool, by address range, so that a free or an
+ * update finds its page in O(log n) without taking any pool's lock but the
+ * page's own.  A reader holds jit_cache_map_sem for reading from the lookup
+ * until it holds the page's pool lock; a page is erased under it for
+ * writing, after it was marked dead, and only then freed.
+ */
+static DEFINE_MTREE(jit_cache_map);
+static DECLARE_RWSEM(jit_cache_map_sem);
+
+#ifdef CONFIG_FAULT_INJECTION
+/*
+ * fail_jitalloc_huge_page: the cache cannot get a huge page;
+ * fail_jitalloc_alias: protecting or restoring a direct-map alias fails.
+ * Boot parameters and /sys/kernel/debug/jitalloc/ knobs, for the tests.
+ */
+DECLARE_FAULT_ATTR(jit_fail_huge_page);
+DECLARE_FAULT_ATTR(jit_fail_alias);
+
+static int __init jit_fail_huge_page_setup(char *str)
+{
+	return setup_fault_attr(&jit_fail_huge_page, str);
+}
+__setup("fail_jitalloc_huge_page=", jit_fail_huge_page_setup);
+
+static int __init jit_fail_alias_setup(char *str)
+{
+	return setup_fault_attr(&jit_fail_alias, str);
+}
+__setup("fail_jitalloc_alias=", jit_fail_alias_setup);
+
+static bool jit_should_fail(struct fault_attr *attr, size_t size)
+{
+	return should_fail(attr, size);
+}
+#define jit_should_fail_huge_page()	jit_should_fail(&jit_fail_huge_page, PMD_SIZE)
+#define jit_should_fail_alias(len)	jit_should_fail(&jit_fail_alias, len)
+#else
+#define jit_should_fail_huge_page()	false
+#define jit_should_fail_alias(len)	false
+#endif
+
+/**
+ * jit_protect_alias() - protect or restore a direct-map alias, checked
+ * @addr: linear-map address, page aligned
+ * @len: bytes, a multiple of PAGE_SIZE
+ * @protect: make it read-only, or writable again
+ *
+ * jit_arch_protect_alias() behind the fail_jitalloc_alias fault injection.
+ *
+ * Return: 0 or a negative errno.
+ */
+int jit_protect_alias(void *addr, size_t len, bool protect)
+{
+	if (jit_should_fail_alias(len))
+		return -ENOMEM;
+	return jit_arch_protect_alias(addr, len, protect);
+}
 
 static inline size_t chunks_to_bytes(unsigned long chunks)
 {
 	return chunks << JIT_CACHE_CHUNK_SHIFT;
-}
-
-static inline bool page_contains(struct jit_cache_page *page, const void *addr)
-{
-	return addr >= page->addr && addr < page->addr + PMD_SIZE;
 }
 
 static unsigned long bytes_in_use(const struct jit_cache_stats *s)
@@ -233,13 +328,13 @@ static bool jit_cache_pmd_mapped(unsigned long addr)
 	return pmd_present(*pmd) && pmd_leaf(*pmd);
 }
 
-static void *jit_cache_vmalloc_huge(struct jit_cache_pool *pool,
-				    unsigned long start, unsigned long end)
+static void *__jit_cache_vmalloc_huge(struct jit_cache_pool *pool,
+				      unsigned long start, unsigned long end)
 {
 	unsigned long vm_flags = VM_ALLOW_HUGE_VMAP;
 	void *p;
 
-	if (!start || end - start < PMD_SIZE)
+	if (!start || end <= start || end - start < PMD_SIZE)
 		return NULL;
 	if (pool->kasan_shadow)
 		vm_flags |= VM_DEFER_KMEMLEAK;
@@ -264,6 +359,27 @@ static void *jit_cache_vmalloc_huge(struct jit_cache_pool *pool,
 }
 
 /*
+ * A huge page in [@start, @end): at the lowest free place, or for a
+ * randomizing pool at the lowest free place above a random PMD boundary
+ * in the range, if there is one.
+ */
+static void *jit_cache_vmalloc_huge(struct jit_cache_pool *pool,
+				    unsigned long start, unsigned long end)
+{
+	unsigned long base = ALIGN(start, PMD_SIZE), slots;
+	void *p;
+
+	if (pool->randomize && start && end > base + PMD_SIZE) {
+		slots = (end - base) / PMD_SIZE;
+		p = __jit_cache_vmalloc_huge(pool, base + PMD_SIZE *
+					     get_random_u32_below(slots), end);
+		if (p)
+			return p;
+	}
+	return __jit_cache_vmalloc_huge(pool, start, end);
+}
+
+/*
  * Linear-map address of a huge page: vmalloc mapped it with one PMD, so its
  * pages are one physically contiguous, naturally aligned block.
  */
@@ -274,19 +390,48 @@ static void *jit_cache_linear_alias(void *addr)
 	return page_address(area->pages[0]);
 }
 
+/*
+ * The pages of a huge page whose linear alias could not be made writable
+ * again must not go back to the page allocator: unmap the huge page, keep
+ * its pages, count them.
+ */
+static void jit_cache_page_leak(struct jit_cache_pool *pool, void *addr)
+{
+	unsigned long start = (unsigned long)addr;
+
+	/* kmemleak must not scan what is no longer mapped */
+	kmemleak_free(addr);
+	vunmap_range(start, start + PMD_SIZE);
+	pr_err("%s: linear alias of %px stays read-only, its pages are kept out of use\n",
+	       pool->name, addr);
+	mutex_lock(&pool->lock);
+	pool->stats.leaked_pages += PMD_SIZE >> PAGE_SHIFT;
+	mutex_unlock(&pool->lock);
+}
+
+/* Can vmalloc map @pool's pages with PMDs at all? */
+static bool jit_cache_huge_possible(struct jit_cache_pool *pool)
+{
+	return vmap_allow_huge_mappings() &&
+	       arch_vmap_pmd_supported(pool->as.pgprot);
+}
+
 static struct jit_cache_page *jit_cache_page_alloc(struct jit_cache_pool *pool)
 {
 	struct jit_cache_page *page;
 	void *p, *alias;
+	int err;
 
 	/*
-	 * Without PMD mappings for this pgprot (arm64 with PTDUMP_DEBUGFS,
-	 * say) there is nothing to try; after a failure, don't take 512
-	 * pages from the allocator for every request while memory is
-	 * fragmented.
+	 * Without PMD mappings (nohugevmalloc, or arm64 with
+	 * PTDUMP_DEBUGFS) there is nothing to try; after a failure, don't
+	 * take 512 pages from the allocator for every request while memory
+	 * is fragmented.
 	 */
-	if (!arch_vmap_pmd_supported(pool->as.pgprot) ||
+	if (!jit_cache_huge_possible(pool) ||
 	    time_before(jiffies, READ_ONCE(pool->retry_after)))
+		return NULL;
+	if (jit_should_fail_huge_page())
 		return NULL;
 
 	page = kvzalloc(sizeof(*page), GFP_KERNEL);
@@ -296,32 +441,64 @@ static struct jit_cache_page *jit_cache_page_alloc(struct jit_cache_pool *pool)
 	if (!p)
 		p = jit_cache_vmalloc_huge(pool, pool->as.fallback_start,
 					   pool->as.fallback_end);
-	if (!p) {
-		WRITE_ONCE(pool->retry_after, jiffies + JIT_CACHE_RETRY);
-		kvfree(page);
-		return NULL;
-	}
+	if (!p)
+		goto err_retry;
 
 	/*
 	 * The page is mapped ROX and nobody has it yet: fill it with traps
-	 * through the still-writable linear alias, then take that alias away
-	 * in one PMD-sized step.
+	 * through the still-writable linear alias, then make that alias
+	 * read-only in one PMD-sized step.  If that fails the page must not
+	 * be used: a writable alias of code is what this is here to avoid.
 	 */
 	alias = jit_cache_linear_alias(p);
 	memset64(alias, 0x0101010101010101ULL * pool->fill,
 		 PMD_SIZE / sizeof(u64));
-	jit_arch_protect_alias(alias, PMD_SIZE, true);
+	err = jit_protect_alias(alias, PMD_SIZE, true);
+	if (err) {
+		pr_warn_ratelimited("%s: cannot protect the linear alias of a huge page (%d)\n",
+				    pool->name, err);
+		mutex_lock(&pool->lock);
+		pool->stats.alias_errors++;
+		mutex_unlock(&pool->lock);
+		if (jit_protect_alias(alias, PMD_SIZE, false))
+			jit_cache_page_leak(pool, p);
+		else
+			vfree(p);
+		goto err_retry;
+	}
 	flush_icache_range((unsigned long)p, (unsigned long)p + PMD_SIZE);
 
+	page->pool = pool;
 	page->addr = p;
 	page->empty_since = jiffies;
+	if (mtree_insert_range(&jit_cache_map, (unsigned long)p,
+			       (unsigned long)p + PMD_SIZE - 1, page,
+			       GFP_KERNEL)) {
+		vunmap_range((unsigned long)p, (unsigned long)p + PMD_SIZE);
+		if (jit_protect_alias(alias, PMD_SIZE, false))
+			jit_cache_page_leak(pool, p);
+		else
+			vfree(p);
+		kvfree(page);
+		return NULL;
+	}
 	return page;
+
+err_retry:
+	WRITE_ONCE(pool->retry_after, jiffies + JIT_CACHE_RETRY);
+	kvfree(page);
+	return NULL;
 }
 
+/* Free a page that was taken off its pool and marked dead. */
 static void jit_cache_page_free(struct jit_cache_page *page)
 {
 	unsigned long start = (unsigned long)page->addr;
 	void *alias = jit_cache_linear_alias(page->addr);
+
+	down_write(&jit_cache_map_sem);
+	mtree_erase(&jit_cache_map, start);
+	up_write(&jit_cache_map_sem);
 
 	/*
 	 * Tear the executable mapping down and flush the TLB now, before the
@@ -329,8 +506,10 @@ static void jit_cache_page_free(struct jit_cache_page *page)
 	 * and split the direct map.
 	 */
 	vunmap_range(start, start + PMD_SIZE);
-	jit_arch_protect_alias(alias, PMD_SIZE, false);
-	vfree(page->addr);
+	if (jit_protect_alias(alias, PMD_SIZE, false))
+		jit_cache_page_leak(page->pool, page->addr);
+	else
+		vfree(page->addr);
 	kvfree(page);
 }
 
@@ -368,71 +547,34 @@ static unsigned long jit_cache_page_largest_run(struct jit_cache_page *page)
 	return best;
 }
 
-static unsigned long jit_cache_refill(struct jit_cache_pool *pool);
-
-/*
- * May jit_cache_alloc() refill freed chunks itself?  Refilling pokes text,
- * which takes text_mutex, and some callers (kprobes) allocate with
- * text_mutex held: only when nobody holds it, which rules out the caller.
- */
-static bool jit_cache_may_refill_now(void)
+/* Add a new huge page to @pool, if one can be had.  Lock not held. */
+static struct jit_cache_page *jit_cache_grow(struct jit_cache_pool *pool)
 {
-	return !mutex_is_locked(&text_mutex);
+	struct jit_cache_page *page = jit_cache_page_alloc(pool);
+
+	if (!page)
+		return NULL;
+	mutex_lock(&pool->lock);
+	list_add_tail(&page->list, &pool->pages);
+	pool->stats.huge_pages++;
+	return page;
 }
 
-/**
- * jit_cache_alloc() - allocate executable memory from a pool
- * @pool: pool of the caller's placement range
- * @len: bytes wanted, at most PMD_SIZE
- * @user: who asks, for statistics
- *
- * Context: process context, may sleep.
- * Return: memory filled with trapping instructions, mapped read-only and
- * executable, or NULL when the pool cannot serve the request and the caller
- * must use the page-granular path.
- */
-void *jit_cache_alloc(struct jit_cache_pool *pool, size_t len,
-		      enum jit_cache_user user)
+static void jit_cache_grow_work(struct work_struct *work)
 {
-	unsigned long align_mask = len >= PAGE_SIZE ? JIT_CACHE_PAGE_ALIGN : 0;
-	unsigned int nr = DIV_ROUND_UP(len, JIT_CACHE_CHUNK_SIZE);
-	struct jit_cache_page *page, *new = NULL;
-	bool refilled = false;
+	struct jit_cache_pool *pool = container_of(work, struct jit_cache_pool,
+						   grow_work);
+
+	if (jit_cache_grow(pool))
+		mutex_unlock(&pool->lock);
+}
+
+/* Take @nr chunks at @start of @page for @user.  Lock held. */
+static void *jit_cache_take(struct jit_cache_pool *pool,
+			    struct jit_cache_page *page, unsigned long start,
+			    unsigned int nr, enum jit_cache_user user)
+{
 	unsigned long in_use;
-	long start;
-	void *ret;
-
-	if (!len || len > PMD_SIZE || user >= JIT_CACHE_USER_NR)
-		return NULL;
-
-again:
-	start = -1;
-	mutex_lock(&pool->lock);
-	list_for_each_entry(page, &pool->pages, list) {
-		start = jit_cache_page_carve(page, nr, align_mask);
-		if (start >= 0)
-			break;
-	}
-	if (start < 0 && !refilled && jit_cache_may_refill_now()) {
-		/* freed chunks waiting for their refill may make room */
-		mutex_unlock(&pool->lock);
-		refilled = true;
-		if (jit_cache_refill(pool))
-			goto again;
-		mutex_lock(&pool->lock);
-	}
-	if (start < 0) {
-		/* allocate outside the lock: vmalloc and the fill are slow */
-		mutex_unlock(&pool->lock);
-		new = jit_cache_page_alloc(pool);
-		if (!new)
-			return NULL;
-		mutex_lock(&pool->lock);
-		list_add_tail(&new->list, &pool->pages);
-		pool->stats.huge_pages++;
-		page = new;
-		start = jit_cache_page_carve(page, nr, align_mask);
-	}
 
 	jit_cache_set_user(page, start, user);
 	bitmap_set(page->alloc_map, start, nr);
@@ -449,48 +591,126 @@ again:
 	pool->stats.bytes_in_use[user] += chunks_to_bytes(nr);
 	in_use = bytes_in_use(&pool->stats);
 	pool->stats.high_water = max(pool->stats.high_water, in_use);
-	ret = page->addr + chunks_to_bytes(start);
+	return page->addr + chunks_to_bytes(start);
+}
+
+static void *__jit_cache_alloc(struct jit_cache_pool *pool, size_t len,
+			       enum jit_cache_user user, bool nowait)
+{
+	unsigned long align_mask = len >= PAGE_SIZE ? JIT_CACHE_PAGE_ALIGN : 0;
+	unsigned int nr = DIV_ROUND_UP(len, JIT_CACHE_CHUNK_SIZE);
+	struct jit_cache_page *page;
+	bool waited = false;
+	unsigned long freed;
+	long start;
+	void *ret;
+
+	if (!len || len > PMD_SIZE || user >= JIT_CACHE_USER_NR)
+		return NULL;
+
+again:
+	mutex_lock(&pool->lock);
+	list_for_each_entry(page, &pool->pages, list) {
+		start = jit_cache_page_carve(page, nr, align_mask);
+		if (start >= 0)
+			goto found;
+	}
+	freed = pool->freed_chunks;
+	mutex_unlock(&pool->lock);
+
+	/* freed chunks waiting for their refill may make room */
+	if (freed)
+		mod_delayed_work(system_wq, &pool->refill_work, 0);
+	if (nowait) {
+		/* the refill or a page added for the next request will do */
+		if (!freed)
+			queue_work(system_wq, &pool->grow_work);
+		return NULL;
+	}
+	if (freed && !waited) {
+		flush_delayed_work(&pool->refill_work);
+		waited = true;
+		goto again;
+	}
+
+	/* vmalloc and the fill are slow: no lock held while they run */
+	page = jit_cache_grow(pool);
+	if (!page)
+		return NULL;
+	if (pool->randomize)
+		/* anywhere in the fresh page, as aligned as it must be */
+		start = get_random_u32_below((JIT_CACHE_PAGE_CHUNKS - nr) /
+					     (align_mask + 1) + 1) *
+			(align_mask + 1);
+	else
+		start = jit_cache_page_carve(page, nr, align_mask);
+found:
+	ret = jit_cache_take(pool, page, start, nr, user);
 	mutex_unlock(&pool->lock);
 	return ret;
 }
 
-/* Could @pool's huge pages hold @addr?  They come from its two ranges. */
-static bool pool_may_contain(const struct jit_cache_pool *pool,
-			     const void *addr)
+/**
+ * jit_cache_alloc() - allocate executable memory from a pool
+ * @pool: pool of the caller's placement range
+ * @len: bytes wanted, at most PMD_SIZE
+ * @user: who asks, for statistics
+ *
+ * When the pool has no room, waits for the refill of freed chunks (which
+ * takes text_mutex) and may allocate a new huge page.
+ *
+ * Context: process context, may sleep; text_mutex must not be held.
+ * Return: memory filled with trapping instructions, mapped read-only and
+ * executable, or NULL when the pool cannot serve the request and the caller
+ * must use the page-granular path.
+ */
+void *jit_cache_alloc(struct jit_cache_pool *pool, size_t len,
+		      enum jit_cache_user user)
 {
-	unsigned long a = (unsigned long)addr;
+	/* it may wait for the refill, which pokes text under text_mutex */
+	lockdep_assert_not_held(&text_mutex);
+	return __jit_cache_alloc(pool, len, user, false);
+}
 
-	return (a >= pool->as.start && a < pool->as.end) ||
-	       (a >= pool->as.fallback_start && a < pool->as.fallback_end);
+/**
+ * jit_cache_alloc_nowait() - allocate from a pool without waiting for it
+ * @pool: pool of the caller's placement range
+ * @len: bytes wanted, at most PMD_SIZE
+ * @user: who asks, for statistics
+ *
+ * For callers that hold text_mutex (kprobes prepares probes under it):
+ * neither waits for the refill nor allocates a huge page.  When the pool
+ * has no room it starts whichever of the two will make some and returns
+ * NULL, and the caller uses the page-granular path this once.
+ *
+ * Context: process context, may sleep.
+ * Return: as jit_cache_alloc().
+ */
+void *jit_cache_alloc_nowait(struct jit_cache_pool *pool, size_t len,
+			     enum jit_cache_user user)
+{
+	return __jit_cache_alloc(pool, len, user, true);
 }
 
 /*
- * The page of any pool that contains @addr; takes that pool's lock.  Only
- * pools whose ranges hold @addr are locked and searched, so a free does not
- * wait for pools it has nothing to do with.
+ * The live page that contains @addr, with its pool's lock held; NULL when
+ * @addr is not in any pool's huge pages.
  */
-static struct jit_cache_page *jit_cache_find_lock(const void *addr,
-						  struct jit_cache_pool **poolp)
+static struct jit_cache_page *jit_cache_find_lock(const void *addr)
 {
-	struct jit_cache_pool *pool;
 	struct jit_cache_page *page;
 
-	mutex_lock(&jit_cache_pools_lock);
-	list_for_each_entry(pool, &jit_cache_pools, node) {
-		if (!pool_may_contain(pool, addr))
-			continue;
-		mutex_lock(&pool->lock);
-		list_for_each_entry(page, &pool->pages, list) {
-			if (page_contains(page, addr)) {
-				mutex_unlock(&jit_cache_pools_lock);
-				*poolp = pool;
-				return page;
-			}
+	down_read(&jit_cache_map_sem);
+	page = mtree_load(&jit_cache_map, (unsigned long)addr);
+	if (page) {
+		mutex_lock(&page->pool->lock);
+		if (page->dead) {
+			mutex_unlock(&page->pool->lock);
+			page = NULL;
 		}
-		mutex_unlock(&pool->lock);
 	}
-	mutex_unlock(&jit_cache_pools_lock);
-	return NULL;
+	up_read(&jit_cache_map_sem);
+	return page;
 }
 
 /* Size in chunks of the allocation starting at chunk @start. */
@@ -510,9 +730,9 @@ static unsigned long jit_cache_alloc_chunks(struct jit_cache_page *page,
  *
  * Context: process context, may sleep.
  * Return: 0 when freed, -ENOENT when @addr is not in any pool (the caller
- * should look elsewhere), -EINVAL after a warning when @addr is inside a
- * pool but is not the start of a live allocation (double or foreign free):
- * nothing is changed then.
+ * should look elsewhere), -EINVAL when @addr is inside a pool but is not
+ * the start of a live allocation (double or foreign free): nothing is
+ * changed then, and the caller reports it.
  */
 int jit_cache_free(void *addr)
 {
@@ -520,15 +740,14 @@ int jit_cache_free(void *addr)
 	struct jit_cache_page *page;
 	unsigned long start, nr;
 
-	page = jit_cache_find_lock(addr, &pool);
+	page = jit_cache_find_lock(addr);
 	if (!page)
 		return -ENOENT;
+	pool = page->pool;
 
 	start = (addr - page->addr) >> JIT_CACHE_CHUNK_SHIFT;
-	if (WARN_ONCE(!IS_ALIGNED((unsigned long)addr, JIT_CACHE_CHUNK_SIZE) ||
-		      !jit_cache_live_start(page, start),
-		      "jitalloc: free of %px, which is not a live allocation\n",
-		      addr)) {
+	if (!IS_ALIGNED((unsigned long)addr, JIT_CACHE_CHUNK_SIZE) ||
+	    !jit_cache_live_start(page, start)) {
 		mutex_unlock(&pool->lock);
 		return -EINVAL;
 	}
@@ -538,6 +757,7 @@ int jit_cache_free(void *addr)
 	 */
 	nr = jit_cache_alloc_chunks(page, start);
 	bitmap_set(page->pending_map, start, nr);
+	pool->freed_chunks += nr;
 	pool->stats.frees++;
 	pool->stats.bytes_in_use[jit_cache_get_user(page, start)] -=
 		chunks_to_bytes(nr);
@@ -554,42 +774,51 @@ int jit_cache_free(void *addr)
  *
  * Return: 0 when the range lies inside one live allocation, -ENOENT when
  * @addr is not in any pool, -EINVAL when it is but the range is not inside
- * one live allocation.
+ * one live allocation (freed chunks are never inside one).
  */
 int jit_cache_check_update(const void *addr, size_t len)
 {
-	struct jit_cache_pool *pool;
 	struct jit_cache_page *page;
 	unsigned long idx, start;
 	int ret = -EINVAL;
 
-	page = jit_cache_find_lock(addr, &pool);
+	page = jit_cache_find_lock(addr);
 	if (!page)
 		return -ENOENT;
 	idx = (addr - page->addr) >> JIT_CACHE_CHUNK_SHIFT;
-	if (test_bit(idx, page->alloc_map) && !test_bit(idx, page->pending_map)) {
+	if (test_bit(idx, page->alloc_map) && !jit_cache_freed(page, idx)) {
 		start = find_last_bit(page->bound_map, idx + 1);
 		if (start <= idx && jit_cache_live_start(page, start) &&
 		    addr + len <= page->addr +
 		    chunks_to_bytes(start + jit_cache_alloc_chunks(page, start)))
 			ret = 0;
 	}
-	mutex_unlock(&pool->lock);
+	mutex_unlock(&page->pool->lock);
 	return ret;
 }
 
-/*
- * Take one run of pending chunks off some page of @pool for refilling.
- * The chunks stay set in alloc_map and counted in &jit_cache_page.used, so
- * nobody hands them out and the page cannot be reclaimed meanwhile.
+/**
+ * jit_cache_refill_begin() - take one run of freed chunks for refilling
+ * @pool: the pool
+ * @startp: set to the first chunk of the run
+ * @nrp: set to its length
+ *
+ * The chunks move from pending to being refilled: they stay set in
+ * alloc_map and counted in &jit_cache_page.used, so nobody hands them out,
+ * frees them again or writes into them, and the page cannot be reclaimed
+ * meanwhile.  Poke them, then call jit_cache_refill_end().  The refill
+ * worker is the one caller outside the KUnit test.
+ *
+ * Return: the page of the run, or NULL when no chunk is pending.
  */
-static struct jit_cache_page *jit_cache_next_refill(struct jit_cache_pool *pool,
-						    unsigned long *startp,
-						    unsigned long *nrp)
+struct jit_cache_page *jit_cache_refill_begin(struct jit_cache_pool *pool,
+					      unsigned long *startp,
+					      unsigned long *nrp)
 {
 	struct jit_cache_page *page;
 	unsigned long start, end;
 
+	mutex_lock(&pool->lock);
 	list_for_each_entry(page, &pool->pages, list) {
 		start = find_first_bit(page->pending_map, JIT_CACHE_PAGE_CHUNKS);
 		if (start >= JIT_CACHE_PAGE_CHUNKS)
@@ -597,55 +826,66 @@ static struct jit_cache_page *jit_cache_next_refill(struct jit_cache_pool *pool,
 		end = find_next_zero_bit(page->pending_map,
 					 JIT_CACHE_PAGE_CHUNKS, start);
 		bitmap_clear(page->pending_map, start, end - start);
+		bitmap_set(page->refill_map, start, end - start);
 		*startp = start;
 		*nrp = end - start;
+		mutex_unlock(&pool->lock);
 		return page;
 	}
+	mutex_unlock(&pool->lock);
 	return NULL;
 }
 
-/*
- * Refill freed chunks with traps, then let them be allocated again.
- * Return: the number of chunks refilled.
+/**
+ * jit_cache_refill_end() - let refilled chunks be allocated again
+ * @pool: the pool
+ * @page: what jit_cache_refill_begin() returned
+ * @start: the first chunk of the run
+ * @nr: its length
+ *
+ * Return: true when this emptied @page.
  */
-static unsigned long jit_cache_refill(struct jit_cache_pool *pool)
+bool jit_cache_refill_end(struct jit_cache_pool *pool,
+			  struct jit_cache_page *page, unsigned long start,
+			  unsigned long nr)
 {
-	struct jit_cache_page *page;
-	unsigned long start, nr, done = 0;
 	bool emptied = false;
 
 	mutex_lock(&pool->lock);
-	while ((page = jit_cache_next_refill(pool, &start, &nr))) {
-		/*
-		 * Poking takes text_mutex, and kprobes allocates and frees
-		 * with text_mutex held, so poke without pool->lock.
-		 */
-		mutex_unlock(&pool->lock);
-		jit_arch_text_set(page->addr + chunks_to_bytes(start),
-				  pool->fill, chunks_to_bytes(nr));
-		mutex_lock(&pool->lock);
-		bitmap_clear(page->alloc_map, start, nr);
-		page->used -= nr;
-		done += nr;
-		page->first_free = min_t(unsigned int, page->first_free, start);
-		if (!page->used) {
-			page->empty_since = jiffies;
-			emptied = true;
-		}
+	bitmap_clear(page->refill_map, start, nr);
+	bitmap_clear(page->alloc_map, start, nr);
+	page->used -= nr;
+	pool->freed_chunks -= nr;
+	page->first_free = min_t(unsigned int, page->first_free, start);
+	if (!page->used) {
+		page->empty_since = jiffies;
+		emptied = true;
 	}
 	mutex_unlock(&pool->lock);
-	if (emptied)
-		mod_delayed_work(system_wq, &pool->reclaim_work, pool->grace);
-	return done;
+	return emptied;
 }
 
+/*
+ * Refill freed chunks with traps, then let them be allocated again.  Runs
+ * from the refill worker only: poking takes text_mutex, which kprobes holds
+ * when it allocates and frees.
+ */
 static void jit_cache_refill_work(struct work_struct *work)
 {
 	struct jit_cache_pool *pool = container_of(to_delayed_work(work),
 						   struct jit_cache_pool,
 						   refill_work);
+	struct jit_cache_page *page;
+	unsigned long start, nr;
+	bool emptied = false;
 
-	jit_cache_refill(pool);
+	while ((page = jit_cache_refill_begin(pool, &start, &nr))) {
+		jit_arch_text_set(page->addr + chunks_to_bytes(start),
+				  pool->fill, chunks_to_bytes(nr));
+		emptied |= jit_cache_refill_end(pool, page, start, nr);
+	}
+	if (emptied)
+		mod_delayed_work(system_wq, &pool->reclaim_work, pool->grace);
 }
 
 /**
@@ -686,6 +926,7 @@ unsigned long jit_cache_reclaim(struct jit_cache_pool *pool, bool spare)
 			wait = max(wait, expires - jiffies);
 			continue;
 		}
+		page->dead = true;
 		list_move(&page->list, &victims);
 		pool->stats.huge_pages--;
 		pool->stats.reclaims++;
@@ -713,10 +954,11 @@ static void jit_cache_reclaim_work(struct work_struct *work)
  * jit_cache_flush() - finish pending refills and due reclaims of a pool
  * @pool: the pool
  *
- * Context: process context, may sleep.
+ * Context: process context, may sleep; text_mutex must not be held.
  */
 void jit_cache_flush(struct jit_cache_pool *pool)
 {
+	flush_work(&pool->grow_work);
 	flush_delayed_work(&pool->refill_work);
 	flush_delayed_work(&pool->reclaim_work);
 }
@@ -810,6 +1052,8 @@ static int jit_cache_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "frees %lu\n", s.frees);
 	seq_printf(m, "fallbacks %lu\n", s.fallbacks);
 	seq_printf(m, "reclaims %lu\n", s.reclaims);
+	seq_printf(m, "alias_errors %lu\n", s.alias_errors);
+	seq_printf(m, "leaked_pages %lu\n", s.leaked_pages);
 	seq_puts(m, "huge_page_addrs");
 	mutex_lock(&pool->lock);
 	list_for_each_entry(page, &pool->pages, list)
@@ -822,9 +1066,10 @@ DEFINE_SHOW_ATTRIBUTE(jit_cache_stats);
 
 static void jit_cache_pool_debugfs(struct jit_cache_pool *pool)
 {
-	if (jit_cache_debugfs_dir && !pool->debugfs)
-		pool->debugfs = debugfs_create_file(pool->name, 0400,
-						    jit_cache_debugfs_dir,
+	struct dentry *dir = jit_debugfs_dir();
+
+	if (dir && !pool->debugfs)
+		pool->debugfs = debugfs_create_file(pool->name, 0400, dir,
 						    pool, &jit_cache_stats_fops);
 }
 
@@ -861,6 +1106,7 @@ struct jit_cache_pool *jit_cache_pool_create(const char *name,
 	mutex_init(&pool->lock);
 	INIT_LIST_HEAD(&pool->pages);
 	INIT_DELAYED_WORK(&pool->refill_work, jit_cache_refill_work);
+	INIT_WORK(&pool->grow_work, jit_cache_grow_work);
 	INIT_DELAYED_WORK(&pool->reclaim_work, jit_cache_reclaim_work);
 
 	mutex_lock(&jit_cache_pools_lock);
@@ -868,6 +1114,20 @@ struct jit_cache_pool *jit_cache_pool_create(const char *name,
 	jit_cache_pool_debugfs(pool);
 	mutex_unlock(&jit_cache_pools_lock);
 	return pool;
+}
+
+/**
+ * jit_cache_pool_randomize() - place a pool's memory at random
+ * @pool: a pool that holds no huge page yet
+ *
+ * Each huge page goes to a random PMD-aligned place in the pool's range,
+ * and the allocation that made the pool take it to a random place in it:
+ * the KASLR of module text, which a pool packing everything from the
+ * start of its range would undo.
+ */
+void jit_cache_pool_randomize(struct jit_cache_pool *pool)
+{
+	pool->randomize = true;
 }
 
 /**
@@ -886,500 +1146,26 @@ void jit_cache_pool_destroy(struct jit_cache_pool *pool)
 	mutex_unlock(&jit_cache_pools_lock);
 	debugfs_remove(pool->debugfs);
 
+	cancel_work_sync(&pool->grow_work);
 	flush_delayed_work(&pool->refill_work);
 	cancel_delayed_work_sync(&pool->reclaim_work);
+	mutex_lock(&pool->lock);
+	list_for_each_entry(page, &pool->pages, list)
+		page->dead = true;
+	mutex_unlock(&pool->lock);
 	list_for_each_entry_safe(page, tmp, &pool->pages, list) {
 		list_del(&page->list);
-		if (WARN_ONCE(page->used, "jitalloc: pool %s destroyed in use\n",
-			      pool->name))
+		if (WARN(page->used, "jitalloc: pool %s destroyed in use\n",
+			 pool->name)) {
+			down_write(&jit_cache_map_sem);
+			mtree_erase(&jit_cache_map, (unsigned long)page->addr);
+			up_write(&jit_cache_map_sem);
 			continue;
+		}
 		jit_cache_page_free(page);
 	}
 	kfree_const(pool->name);
 	kfree(pool);
-}
-
-/*
- * Page blocks.
- *
- * Allocations the cache does not serve - module data, module init sections,
- * text that is written in place - are page granular, and their users give
- * them read-only or executable permissions with set_memory_*().  On x86 that
- * changes the direct-map alias of each page too, and a 4 KiB change splits
- * the 2 MiB direct-map page around it: stock 6.1 splits one more for nearly
- * every module it loads.  When the architecture asks for it
- * (%JIT_ALLOC_GROUP_PAGES), such allocations take their pages from blocks of
- * JIT_BLOCK_PAGES physically contiguous, naturally aligned pages, the size
- * of one direct-map leaf.  The first permission change in a block splits
- * its leaf once; after that every page of the block has a 4 KiB mapping of
- * its own and changing it splits nothing.
- *
- * The pages are mapped into a VM_ALLOC area with __get_vm_area_node() and
- * vmap_pages_range_noflush() rather than by vmalloc, so that they come back
- * to the block when the allocation is freed (jit_free() knows which
- * allocations are block mappings; vfree() must never see one).  The free
- * undoes what set_memory_*() did, as VM_FLUSH_RESET_PERMS does for vmalloc:
- * the mapping goes and the TLB is flushed, then the direct map of the pages
- * is made invalid, flushed and reset to its default, so a page is never
- * writable through one mapping while another still executes it.  A pool
- * keeps one fully free block; more are given back to the page allocator at
- * once, the spare to the shrinker.  When no block can be had the caller
- * maps ordinary vmalloc pages, counted as a fallback.
- */
-/**
- * struct jit_block - naturally aligned, physically contiguous pages
- * @list: entry in &jit_block_pool.blocks
- * @pool: the pool that holds it
- * @base: its first page; the pages are split, each is freed on its own
- * @used: pages handed out
- * @map: a bit per page handed out
- */
-struct jit_block {
-	struct list_head list;
-	struct jit_block_pool *pool;
-	struct page *base;
-	unsigned int used;
-	DECLARE_BITMAP(map, JIT_BLOCK_PAGES);
-};
-
-/**
- * struct jit_block_pool - blocks backing page-granular jit allocations
- * @node: entry in jit_block_pools
- * @name: debugfs file name
- * @max_blocks: most blocks held at once, 0 for no limit
- * @retry_after: no new block is tried before this time
- * @lock: protects everything below
- * @blocks: &struct jit_block list
- * @debugfs: the pool's statistics file
- * @stats: counters; the derived fields are filled in on read
- */
-struct jit_block_pool {
-	struct list_head node;
-	const char *name;
-	unsigned int max_blocks;
-	unsigned long retry_after;
-	struct mutex lock;	/* blocks, their bitmaps and stats */
-	struct list_head blocks;
-	struct dentry *debugfs;
-	struct jit_block_stats stats;
-};
-
-static LIST_HEAD(jit_block_pools);
-
-static struct jit_block *jit_block_of(struct page *page)
-{
-	return (struct jit_block *)page_private(page);
-}
-
-static struct jit_block *jit_block_new(struct jit_block_pool *bp)
-{
-	struct jit_block *block;
-	struct page *page;
-	unsigned int i;
-
-	if ((bp->max_blocks && bp->stats.blocks >= bp->max_blocks) ||
-	    time_before(jiffies, bp->retry_after))
-		return NULL;
-	block = kzalloc(sizeof(*block), GFP_KERNEL);
-	if (!block)
-		return NULL;
-	page = alloc_pages(GFP_KERNEL | __GFP_NOWARN | __GFP_NORETRY,
-			   JIT_BLOCK_ORDER);
-	if (!page) {
-		bp->retry_after = jiffies + JIT_CACHE_RETRY;
-		kfree(block);
-		return NULL;
-	}
-	split_page(page, JIT_BLOCK_ORDER);
-	for (i = 0; i < JIT_BLOCK_PAGES; i++)
-		set_page_private(page + i, (unsigned long)block);
-	block->pool = bp;
-	block->base = page;
-	list_add_tail(&block->list, &bp->blocks);
-	bp->stats.blocks++;
-	return block;
-}
-
-static void jit_block_release(struct jit_block *block)
-{
-	unsigned int i;
-
-	list_del(&block->list);
-	block->pool->stats.blocks--;
-	block->pool->stats.reclaims++;
-	for (i = 0; i < JIT_BLOCK_PAGES; i++) {
-		set_page_private(block->base + i, 0);
-		__free_page(block->base + i);
-	}
-	kfree(block);
-}
-
-/* Give back the fully free blocks, all but one if @keep_spare.  Lock held. */
-static unsigned long jit_block_release_free(struct jit_block_pool *bp,
-					    bool keep_spare)
-{
-	struct jit_block *block, *tmp;
-	unsigned long freed = 0;
-
-	list_for_each_entry_safe(block, tmp, &bp->blocks, list) {
-		if (block->used)
-			continue;
-		if (keep_spare) {
-			keep_spare = false;
-			continue;
-		}
-		jit_block_release(block);
-		freed++;
-	}
-	return freed;
-}
-
-/* Give @nr pages back; keep one fully free block.  Lock held. */
-static void jit_block_put_pages(struct jit_block_pool *bp,
-				struct page **pages, unsigned int nr)
-{
-	struct jit_block *block;
-	unsigned int i;
-
-	for (i = 0; i < nr; i++) {
-		block = jit_block_of(pages[i]);
-		__clear_bit(pages[i] - block->base, block->map);
-		block->used--;
-	}
-	bp->stats.pages_in_use -= nr;
-	jit_block_release_free(bp, true);
-}
-
-/* Take free pages of @block into @pages[@got..@nr); the new @got. */
-static unsigned int jit_block_take(struct jit_block *block,
-				   struct page **pages, unsigned int got,
-				   unsigned int nr)
-{
-	unsigned int bit;
-
-	for_each_clear_bit(bit, block->map, JIT_BLOCK_PAGES) {
-		if (got == nr)
-			break;
-		__set_bit(bit, block->map);
-		block->used++;
-		pages[got++] = block->base + bit;
-	}
-	return got;
-}
-
-/* Take @nr pages, from new blocks if need be.  Lock held. */
-static int jit_block_get_pages(struct jit_block_pool *bp, struct page **pages,
-			       unsigned int nr)
-{
-	struct jit_block *block;
-	unsigned int got = 0;
-
-	list_for_each_entry(block, &bp->blocks, list)
-		got = jit_block_take(block, pages, got, nr);
-	while (got < nr) {
-		block = jit_block_new(bp);
-		if (!block) {
-			bp->stats.pages_in_use += got;
-			jit_block_put_pages(bp, pages, got);
-			return -ENOMEM;
-		}
-		got = jit_block_take(block, pages, got, nr);
-	}
-	bp->stats.pages_in_use += nr;
-	bp->stats.high_water_pages = max(bp->stats.high_water_pages,
-					 bp->stats.pages_in_use);
-	return 0;
-}
-
-/**
- * jit_block_vmap() - map pages of a pool's blocks into a range
- * @bp: the pool
- * @len: bytes wanted
- * @align: alignment of the mapping, a power of two of at least PAGE_SIZE
- * @start: start of the range
- * @end: end of the range (exclusive)
- * @prot: protections of the mapping
- * @vm_flags: extra VM_* flags of the area (VM_DEFER_KMEMLEAK)
- * @caller: shown in /proc/vmallocinfo
- *
- * The pages are zeroed.  Unless @vm_flags defers it, the mapping is
- * registered with kmemleak, as vmalloc does.  Free it with
- * jit_block_vunmap().
- *
- * Context: process context, may sleep.
- * Return: the mapping, or NULL when no block or no room in the range could
- * be had; the caller then uses vmalloc.
- */
-void *jit_block_vmap(struct jit_block_pool *bp, size_t len,
-		     unsigned long align, unsigned long start,
-		     unsigned long end, pgprot_t prot, unsigned long vm_flags,
-		     const void *caller)
-{
-	unsigned int i, nr = PAGE_ALIGN(len) >> PAGE_SHIFT;
-	unsigned long addr, size = (unsigned long)nr << PAGE_SHIFT;
-	struct vm_struct *area;
-	struct page **pages;
-
-	if (!len || len > JIT_BLOCK_PAGES * PAGE_SIZE)
-		return NULL;
-	pages = kvmalloc_array(nr, sizeof(*pages), GFP_KERNEL);
-	if (!pages)
-		return NULL;
-	mutex_lock(&bp->lock);
-	if (jit_block_get_pages(bp, pages, nr)) {
-		bp->stats.fallbacks++;
-		mutex_unlock(&bp->lock);
-		kvfree(pages);
-		return NULL;
-	}
-	mutex_unlock(&bp->lock);
-
-	for (i = 0; i < nr; i++)
-		clear_highpage(pages[i]);
-	area = __get_vm_area_node(size, max(align, PAGE_SIZE), PAGE_SHIFT,
-				  VM_ALLOC | vm_flags, start, end, NUMA_NO_NODE,
-				  GFP_KERNEL, caller);
-	if (!area)
-		goto err_pages;
-	addr = (unsigned long)area->addr;
-	if (vmap_pages_range_noflush(addr, addr + size, prot, pages,
-				     PAGE_SHIFT)) {
-		free_vm_area(area);
-		goto err_pages;
-	}
-	flush_cache_vmap(addr, addr + size);
-	area->pages = pages;
-	area->nr_pages = nr;
-	/* VM_ALLOC areas are unpoisoned once mapped, as vmalloc does */
-	area->addr = kasan_unpoison_vmalloc(area->addr, size,
-					    KASAN_VMALLOC_PROT_NORMAL);
-	if (!(vm_flags & VM_DEFER_KMEMLEAK))
-		kmemleak_vmalloc(area, len, GFP_KERNEL);
-
-	mutex_lock(&bp->lock);
-	bp->stats.allocs++;
-	mutex_unlock(&bp->lock);
-	return area->addr;
-
-err_pages:
-	mutex_lock(&bp->lock);
-	jit_block_put_pages(bp, pages, nr);
-	mutex_unlock(&bp->lock);
-	kvfree(pages);
-	return NULL;
-}
-
-/**
- * jit_block_vunmap() - free a mapping made by jit_block_vmap()
- * @addr: its start
- *
- * Undoes any set_memory_*() on the mapping and its direct-map alias, and
- * gives the pages back to their blocks.
- *
- * Context: process context, may sleep.
- */
-void jit_block_vunmap(void *addr)
-{
-	unsigned long dstart = ULONG_MAX, dend = 0, va;
-	struct jit_block_pool *bp;
-	struct vm_struct *area;
-	struct page **pages;
-	unsigned int i, nr;
-
-	kmemleak_free(addr);
-	area = find_vm_area(addr);
-	if (WARN_ONCE(!area || !area->pages,
-		      "jitalloc: %p is not a page block mapping\n", addr))
-		return;
-	pages = area->pages;
-	nr = area->nr_pages;
-	bp = jit_block_of(pages[0])->pool;
-	kasan_poison_vmalloc(addr, get_vm_area_size(area));
-
-	for (i = 0; i < nr; i++) {
-		va = (unsigned long)page_address(pages[i]);
-		dstart = min(dstart, va);
-		dend = max(dend, va + PAGE_SIZE);
-	}
-	/* the executable or read-only mapping goes first, with its TLB */
-	remove_vm_area(addr);
-	kfree(area);
-	vm_unmap_aliases();
-	/* then the direct map is reset, never writable while cached stale */
-	for (i = 0; i < nr; i++)
-		set_direct_map_invalid_noflush(pages[i]);
-	flush_tlb_kernel_range(dstart, dend);
-	for (i = 0; i < nr; i++)
-		set_direct_map_default_noflush(pages[i]);
-
-	mutex_lock(&bp->lock);
-	jit_block_put_pages(bp, pages, nr);
-	bp->stats.frees++;
-	mutex_unlock(&bp->lock);
-	kvfree(pages);
-}
-
-/* Fully free blocks of @bp.  Lock held. */
-static unsigned long jit_block_nr_free(struct jit_block_pool *bp)
-{
-	struct jit_block *block;
-	unsigned long n = 0;
-
-	list_for_each_entry(block, &bp->blocks, list)
-		n += !block->used;
-	return n;
-}
-
-/**
- * jit_block_get_stats() - snapshot of a block pool's counters
- * @bp: the pool
- * @stats: filled in
- */
-void jit_block_get_stats(struct jit_block_pool *bp,
-			 struct jit_block_stats *stats)
-{
-	struct jit_block *block;
-
-	mutex_lock(&bp->lock);
-	*stats = bp->stats;
-	stats->spare_blocks = jit_block_nr_free(bp);
-	mutex_unlock(&bp->lock);
-}
-
-/**
- * jit_block_page_of() - is a page part of one of a pool's blocks?
- * @bp: the pool
- * @page: the page
- *
- * Return: the pfn of the first page of its block, or 0.
- */
-unsigned long jit_block_page_of(struct jit_block_pool *bp, struct page *page)
-{
-	struct jit_block *block;
-	unsigned long pfn = 0;
-
-	mutex_lock(&bp->lock);
-	list_for_each_entry(block, &bp->blocks, list)
-		if (page >= block->base && page < block->base + JIT_BLOCK_PAGES)
-			pfn = page_to_pfn(block->base);
-	mutex_unlock(&bp->lock);
-	return pfn;
-}
-
-/*
- * Give back the free blocks, the spare too: the shrinker's way, which only
- * tries the lock.
- */
-static unsigned long jit_block_reclaim(struct jit_block_pool *bp)
-{
-	unsigned long freed;
-
-	if (!mutex_trylock(&bp->lock))
-		return 0;
-	freed = jit_block_release_free(bp, false);
-	mutex_unlock(&bp->lock);
-	return freed;
-}
-
-/* Fully free blocks of @bp, or 0 when its lock is busy. */
-static unsigned long jit_block_count_free(struct jit_block_pool *bp)
-{
-	unsigned long n;
-
-	if (!mutex_trylock(&bp->lock))
-		return 0;
-	n = jit_block_nr_free(bp);
-	mutex_unlock(&bp->lock);
-	return n;
-}
-
-/* One "key value" per line; Documentation/mm/jitalloc.rst explains them. */
-static int jit_block_stats_show(struct seq_file *m, void *v)
-{
-	struct jit_block_pool *bp = m->private;
-	struct jit_block_stats s;
-
-	jit_block_get_stats(bp, &s);
-	seq_printf(m, "block_pages %lu\n", JIT_BLOCK_PAGES);
-	seq_printf(m, "blocks %lu\n", s.blocks);
-	seq_printf(m, "spare_blocks %lu\n", s.spare_blocks);
-	seq_printf(m, "pages_in_use %lu\n", s.pages_in_use);
-	seq_printf(m, "high_water_pages %lu\n", s.high_water_pages);
-	seq_printf(m, "allocs %lu\n", s.allocs);
-	seq_printf(m, "frees %lu\n", s.frees);
-	seq_printf(m, "fallbacks %lu\n", s.fallbacks);
-	seq_printf(m, "reclaims %lu\n", s.reclaims);
-	return 0;
-}
-DEFINE_SHOW_ATTRIBUTE(jit_block_stats);
-
-static void jit_block_pool_debugfs(struct jit_block_pool *bp)
-{
-	if (jit_cache_debugfs_dir && !bp->debugfs)
-		bp->debugfs = debugfs_create_file(bp->name, 0400,
-						  jit_cache_debugfs_dir, bp,
-						  &jit_block_stats_fops);
-}
-
-/**
- * jit_block_pool_create() - set up a pool of page blocks
- * @name: name of its statistics file in /sys/kernel/debug/jitalloc/
- * @max_blocks: most blocks held at once, 0 for no limit (a limit lets the
- *	KUnit test exercise the fallback)
- *
- * Return: the pool, or NULL without memory.
- */
-struct jit_block_pool *jit_block_pool_create(const char *name,
-					     unsigned int max_blocks)
-{
-	struct jit_block_pool *bp = kzalloc(sizeof(*bp), GFP_KERNEL);
-
-	if (!bp)
-		return NULL;
-	bp->name = kstrdup_const(name, GFP_KERNEL);
-	if (!bp->name) {
-		kfree(bp);
-		return NULL;
-	}
-	bp->max_blocks = max_blocks;
-	bp->retry_after = jiffies;
-	mutex_init(&bp->lock);
-	INIT_LIST_HEAD(&bp->blocks);
-
-	mutex_lock(&jit_cache_pools_lock);
-	list_add_tail(&bp->node, &jit_block_pools);
-	jit_block_pool_debugfs(bp);
-	mutex_unlock(&jit_cache_pools_lock);
-	return bp;
-}
-
-/**
- * jit_block_pool_destroy() - tear down a block pool whose memory was freed
- * @bp: the pool
- *
- * Blocks with pages still in use are leaked with a warning rather than
- * freed under their users.
- */
-void jit_block_pool_destroy(struct jit_block_pool *bp)
-{
-	struct jit_block *block, *tmp;
-
-	mutex_lock(&jit_cache_pools_lock);
-	list_del(&bp->node);
-	mutex_unlock(&jit_cache_pools_lock);
-	debugfs_remove(bp->debugfs);
-
-	list_for_each_entry_safe(block, tmp, &bp->blocks, list) {
-		if (WARN_ONCE(block->used,
-			      "jitalloc: block pool %s destroyed in use\n",
-			      bp->name)) {
-			list_del(&block->list);
-			continue;
-		}
-		jit_block_release(block);
-	}
-	kfree_const(bp->name);
-	kfree(bp);
 }
 
 /* Fully free huge pages of @pool, or 0 when its lock is busy. */
@@ -1403,24 +1189,25 @@ static unsigned long jit_cache_count_free_pages(struct jit_cache_pool *pool)
 static unsigned long jit_cache_shrink_count(struct shrinker *shrink,
 					    struct shrink_control *sc)
 {
-	struct jit_block_pool *bp;
 	struct jit_cache_pool *pool;
-	unsigned long n = 0, blocks = 0;
+	unsigned long n = 0;
 
 	if (!mutex_trylock(&jit_cache_pools_lock))
 		return 0;
 	list_for_each_entry(pool, &jit_cache_pools, node)
 		n += jit_cache_count_free_pages(pool);
-	list_for_each_entry(bp, &jit_block_pools, node)
-		blocks += jit_block_count_free(bp);
 	mutex_unlock(&jit_cache_pools_lock);
-	return n * (PMD_SIZE >> PAGE_SHIFT) + blocks * JIT_BLOCK_PAGES;
+	return n * (PMD_SIZE >> PAGE_SHIFT);
 }
 
+/*
+ * The list lock is held across the reclaims, which unmap, flush TLBs and
+ * free; only pool creation and destruction wait for it: frees, updates
+ * and allocations find their pages without it.
+ */
 static unsigned long jit_cache_shrink_scan(struct shrinker *shrink,
 					   struct shrink_control *sc)
 {
-	struct jit_block_pool *bp;
 	struct jit_cache_pool *pool;
 	unsigned long freed = 0;
 
@@ -1428,8 +1215,6 @@ static unsigned long jit_cache_shrink_scan(struct shrinker *shrink,
 		return SHRINK_STOP;
 	list_for_each_entry(pool, &jit_cache_pools, node)
 		freed += jit_cache_reclaim(pool, true) * (PMD_SIZE >> PAGE_SHIFT);
-	list_for_each_entry(bp, &jit_block_pools, node)
-		freed += jit_block_reclaim(bp) * JIT_BLOCK_PAGES;
 	mutex_unlock(&jit_cache_pools_lock);
 	return freed ?: SHRINK_STOP;
 }
@@ -1442,15 +1227,20 @@ static struct shrinker jit_cache_shrinker = {
 
 static int __init jit_cache_init(void)
 {
-	struct jit_block_pool *bp;
 	struct jit_cache_pool *pool;
 
-	jit_cache_debugfs_dir = debugfs_create_dir("jitalloc", NULL);
+#ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
+	if (jit_debugfs_dir()) {
+		fault_create_debugfs_attr("fail_huge_page", jit_debugfs_dir(),
+					  &jit_fail_huge_page);
+		fault_create_debugfs_attr("fail_alias", jit_debugfs_dir(),
+					  &jit_fail_alias);
+	}
+#endif
+
 	mutex_lock(&jit_cache_pools_lock);
 	list_for_each_entry(pool, &jit_cache_pools, node)
 		jit_cache_pool_debugfs(pool);
-	list_for_each_entry(bp, &jit_block_pools, node)
-		jit_block_pool_debugfs(bp);
 	mutex_unlock(&jit_cache_pools_lock);
 	return register_shrinker(&jit_cache_shrinker, "jitalloc-cache");
 }

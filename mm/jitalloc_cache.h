@@ -48,6 +48,10 @@ struct jit_cache_pool;
  * @frees: frees back into huge pages
  * @fallbacks: requests passed to the page-granular path
  * @reclaims: huge pages given back to vmalloc
+ * @alias_errors: huge pages not used because their linear alias could not
+ *	be made read-only
+ * @leaked_pages: 4 KiB pages kept out of the page allocator because their
+ *	linear alias could not be made writable again
  * @high_water: most bytes in use at any time
  */
 struct jit_cache_stats {
@@ -62,10 +66,16 @@ struct jit_cache_stats {
 	unsigned long frees;
 	unsigned long fallbacks;
 	unsigned long reclaims;
+	unsigned long alias_errors;
+	unsigned long leaked_pages;
 	unsigned long high_water;
 };
 
 struct jit_block_pool;
+struct jit_cache_page;
+
+/* wait this long after failing to get a huge page or block before retrying */
+#define JIT_CACHE_RETRY		HZ
 
 /*
  * A page block: naturally aligned, physically contiguous pages, as many as
@@ -85,6 +95,8 @@ struct jit_block_pool;
  * @frees: allocations given back to blocks
  * @fallbacks: requests passed to vmalloc for want of a block
  * @reclaims: blocks given back to the page allocator
+ * @leaked_pages: pages kept out of use because their direct-map alias could
+ *	not be reset to its default
  */
 struct jit_block_stats {
 	unsigned long blocks;
@@ -95,7 +107,11 @@ struct jit_block_stats {
 	unsigned long frees;
 	unsigned long fallbacks;
 	unsigned long reclaims;
+	unsigned long leaked_pages;
 };
+
+/* mm/jitalloc.c: the debugfs directory, or NULL before debugfs is up */
+struct dentry *jit_debugfs_dir(void);
 
 #ifdef CONFIG_JIT_ALLOC_CACHE
 struct jit_block_pool *jit_block_pool_create(const char *name,
@@ -115,8 +131,11 @@ struct jit_cache_pool *jit_cache_pool_create(const char *name,
 					     bool kasan_shadow, u8 fill,
 					     unsigned int grace_ms);
 void jit_cache_pool_destroy(struct jit_cache_pool *pool);
+void jit_cache_pool_randomize(struct jit_cache_pool *pool);
 void *jit_cache_alloc(struct jit_cache_pool *pool, size_t len,
 		      enum jit_cache_user user);
+void *jit_cache_alloc_nowait(struct jit_cache_pool *pool, size_t len,
+			     enum jit_cache_user user);
 int jit_cache_free(void *addr);
 int jit_cache_check_update(const void *addr, size_t len);
 void jit_cache_note_fallback(struct jit_cache_pool *pool, size_t len,
@@ -125,13 +144,29 @@ void jit_cache_get_stats(struct jit_cache_pool *pool,
 			 struct jit_cache_stats *stats);
 unsigned long jit_cache_reclaim(struct jit_cache_pool *pool, bool spare);
 void jit_cache_flush(struct jit_cache_pool *pool);
+struct jit_cache_page *jit_cache_refill_begin(struct jit_cache_pool *pool,
+					      unsigned long *startp,
+					      unsigned long *nrp);
+bool jit_cache_refill_end(struct jit_cache_pool *pool,
+			  struct jit_cache_page *page, unsigned long start,
+			  unsigned long nr);
 
 /*
- * Architecture hook, in arch/<arch>/mm/jitalloc_cache.c: protect (or give
- * back) the linear-map alias of a huge page.  Writes into cache memory use
- * jit_arch_text_copy() and jit_arch_text_set().
+ * Architecture hook, in arch/<arch>/mm/jitalloc_cache.c: make the linear-map
+ * alias of [@addr, @addr + @len) read-only (@protect) or writable again,
+ * where @addr is a linear-map address and @len a multiple of PAGE_SIZE.
+ * Returns 0 or a negative errno; on failure the alias may be in either
+ * state.  Writes into cache memory use jit_arch_text_copy() and
+ * jit_arch_text_set().
  */
-void jit_arch_protect_alias(void *addr, size_t len, bool protect);
+int jit_arch_protect_alias(void *addr, size_t len, bool protect);
+int jit_protect_alias(void *addr, size_t len, bool protect);
+
+#ifdef CONFIG_FAULT_INJECTION
+#include <linux/fault-inject.h>
+extern struct fault_attr jit_fail_huge_page;
+extern struct fault_attr jit_fail_alias;
+#endif
 #else
 static inline void *jit_block_vmap(struct jit_block_pool *bp, size_t len,
 				   unsigned long align, unsigned long start,

@@ -11,7 +11,9 @@
 #include <linux/delay.h>
 #include <linux/jitalloc.h>
 #include <linux/kthread.h>
+#include <linux/memory.h>
 #include <linux/mm.h>
+#include <linux/moduleparam.h>
 #include <linux/pgtable.h>
 #include <linux/prandom.h>
 #include <linux/set_memory.h>
@@ -23,6 +25,11 @@
 #include "jitalloc_test_pt.h"
 
 #define TEST_GRACE_MS	20
+
+/* How long cache_test_refill_race hammers a pool (soak runs set 30000). */
+static unsigned int race_ms = 1500;
+module_param(race_ms, uint, 0444);
+MODULE_PARM_DESC(race_ms, "milliseconds of cache_test_refill_race");
 
 /* Bad-input cases warn on purpose; the boot harness skips these lines. */
 #define EXPECT_WARNING_BEGIN() pr_info("jitalloc-test: expected warning begin\n")
@@ -290,12 +297,11 @@ static void cache_test_bad_free(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, jit_cache_free(p), 0);
 	before = stats_of(pool);
 
-	EXPECT_WARNING_BEGIN();
+	/* refused without a word: jit_free() warns and counts */
 	ret = jit_cache_free(p);		/* double free */
 	KUNIT_EXPECT_EQ(test, ret, -EINVAL);
 	ret = jit_cache_free(q + 32);		/* inside, not a start */
 	KUNIT_EXPECT_EQ(test, ret, -EINVAL);
-	EXPECT_WARNING_END();
 	KUNIT_EXPECT_EQ(test, jit_cache_free(&ret), -ENOENT);	/* not ours */
 
 	after = stats_of(pool);
@@ -444,6 +450,306 @@ static void cache_test_through_jit_api(struct kunit *test)
 	EXPECT_WARNING_END();
 }
 
+
+/*
+ * Chunks being refilled are neither live nor free: a second free of them
+ * is refused and changes nothing, a write into them is refused, and no
+ * allocation gets them until the refill is done.  The refill window is
+ * opened by hand with the worker's own two steps.
+ */
+static void cache_test_refill_window(struct kunit *test)
+{
+	struct jit_cache_pool *pool = vmalloc_pool(test);
+	struct jit_cache_stats before, after;
+	struct jit_cache_page *page;
+	unsigned long start, nr;
+	void *p, *r;
+
+	p = jit_cache_alloc(pool, 128, JIT_CACHE_USER_BPF);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_EQ(test, jit_cache_free(p), 0);
+	/* take the run before the worker does */
+	page = jit_cache_refill_begin(pool, &start, &nr);
+	KUNIT_ASSERT_NOT_NULL(test, page);
+	KUNIT_EXPECT_EQ(test, nr, 2UL);
+	before = stats_of(pool);
+
+	KUNIT_EXPECT_EQ(test, jit_cache_free(p), -EINVAL);
+	KUNIT_EXPECT_EQ(test, jit_cache_check_update(p, 1), -EINVAL);
+	r = jit_cache_alloc(pool, 128, JIT_CACHE_USER_BPF);
+	KUNIT_ASSERT_NOT_NULL(test, r);
+	KUNIT_EXPECT_PTR_NE(test, r, p);
+
+	after = stats_of(pool);
+	KUNIT_EXPECT_EQ(test, after.frees, before.frees);
+	KUNIT_EXPECT_EQ(test, after.bytes_in_use[JIT_CACHE_USER_BPF],
+			before.bytes_in_use[JIT_CACHE_USER_BPF] + 128);
+	KUNIT_EXPECT_EQ(test, after.chunks_used, before.chunks_used + 2);
+
+	/* done: the chunks are free again, and nothing else changed */
+	jit_arch_text_set(p, test_fill(), 128);
+	jit_cache_refill_end(pool, page, start, nr);
+	KUNIT_EXPECT_EQ(test, stats_of(pool).chunks_used, 2UL);
+	KUNIT_EXPECT_EQ(test, jit_cache_free(r), 0);
+	after = stats_of(pool);
+	KUNIT_EXPECT_EQ(test, after.chunks_used, 0UL);
+	KUNIT_EXPECT_EQ(test, after.bytes_in_use[JIT_CACHE_USER_BPF], 0UL);
+	KUNIT_EXPECT_EQ(test, after.allocs, after.frees);
+}
+
+struct race_arg {
+	struct jit_cache_pool *pool;
+	unsigned long until;
+	u32 seed;
+	unsigned long rounds, refused, errors;
+	struct completion done;
+};
+
+#define RACE_THREADS	3
+#define RACE_LIVE	8
+
+/*
+ * Allocate, write, check, free - and free again and write again after
+ * the free, racing the refill worker, which the small pool keeps busy.
+ * Every second free and every late write must be refused; what a thread
+ * wrote must still be there when it frees it.
+ */
+static int race_thread(void *data)
+{
+	struct race_arg *arg = data;
+	void *live[RACE_LIVE] = { };
+	size_t len[RACE_LIVE];
+	struct rnd_state rnd;
+	u8 tag[256];
+	int slot;
+
+	prandom_seed_state(&rnd, arg->seed);
+	memset(tag, 0x40 + (arg->seed & 0x3f), sizeof(tag));
+	while (time_before(jiffies, arg->until)) {
+		arg->rounds++;
+		slot = prandom_u32_state(&rnd) % RACE_LIVE;
+		if (live[slot]) {
+			if (memcmp(live[slot], tag, len[slot]))
+				arg->errors++;
+			if (jit_cache_free(live[slot]))
+				arg->errors++;
+			if (jit_cache_free(live[slot]) != -EINVAL)
+				arg->errors++;
+			else
+				arg->refused++;
+			if (jit_cache_check_update(live[slot], 1) != -EINVAL)
+				arg->errors++;
+			live[slot] = NULL;
+			continue;
+		}
+		len[slot] = 1 + prandom_u32_state(&rnd) % sizeof(tag);
+		live[slot] = jit_cache_alloc(arg->pool, len[slot],
+					     JIT_CACHE_USER_OTHER);
+		if (!live[slot]) {
+			arg->errors++;
+			continue;
+		}
+		if (!all_traps(live[slot], len[slot]))
+			arg->errors++;
+		jit_update_copy(live[slot], tag, len[slot]);
+		cond_resched();
+	}
+	for (slot = 0; slot < RACE_LIVE; slot++)
+		if (live[slot] && jit_cache_free(live[slot]))
+			arg->errors++;
+	complete(&arg->done);
+	return 0;
+}
+
+static void cache_test_refill_race(struct kunit *test)
+{
+	struct jit_cache_pool *pool = vmalloc_pool(test);
+	struct race_arg args[RACE_THREADS];
+	unsigned long rounds = 0, refused = 0;
+	struct jit_cache_stats s;
+	struct task_struct *t;
+	int i;
+
+	for (i = 0; i < RACE_THREADS; i++) {
+		args[i] = (struct race_arg){
+			.pool = pool,
+			.until = jiffies + msecs_to_jiffies(race_ms),
+			.seed = 0x21 * (i + 1),
+		};
+		init_completion(&args[i].done);
+		t = kthread_run(race_thread, &args[i], "jitcache-race/%d", i);
+		KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	}
+	for (i = 0; i < RACE_THREADS; i++) {
+		wait_for_completion(&args[i].done);
+		KUNIT_EXPECT_EQ(test, args[i].errors, 0UL);
+		rounds += args[i].rounds;
+		refused += args[i].refused;
+	}
+	kunit_info(test, "%lu rounds in %u ms, %lu second frees refused\n",
+		   rounds, race_ms, refused);
+	KUNIT_EXPECT_GT(test, refused, 0UL);
+	s = stats_of(pool);
+	KUNIT_EXPECT_EQ(test, s.allocs, s.frees);
+	KUNIT_EXPECT_EQ(test, s.bytes_in_use[JIT_CACHE_USER_OTHER], 0UL);
+	KUNIT_EXPECT_EQ(test, s.chunks_used, 0UL);
+	KUNIT_EXPECT_EQ(test, s.huge_pages, 1UL);
+}
+
+/*
+ * A caller holding text_mutex (kprobes) neither waits for the refill,
+ * which pokes and so takes text_mutex, nor allocates a huge page: the
+ * pool does either in the background and the caller falls back once.
+ */
+static void cache_test_nowait(struct kunit *test)
+{
+	struct jit_cache_pool *pool = vmalloc_pool(test);
+	void *p, *q, *r;
+
+	mutex_lock(&text_mutex);
+	p = jit_cache_alloc_nowait(pool, 64, JIT_CACHE_USER_KPROBES);
+	mutex_unlock(&text_mutex);
+	KUNIT_EXPECT_NULL(test, p);
+	/* the page was added in the background */
+	KUNIT_EXPECT_EQ(test, stats_of(pool).huge_pages, 1UL);
+
+	mutex_lock(&text_mutex);
+	p = jit_cache_alloc_nowait(pool, PAGE_SIZE, JIT_CACHE_USER_KPROBES);
+	q = jit_cache_alloc_nowait(pool, PMD_SIZE - PAGE_SIZE,
+				   JIT_CACHE_USER_KPROBES);
+	KUNIT_EXPECT_NOT_NULL(test, p);
+	KUNIT_EXPECT_NOT_NULL(test, q);
+	KUNIT_EXPECT_EQ(test, jit_cache_free(p), 0);
+	/* the page is full but for p, which waits for its refill */
+	r = jit_cache_alloc_nowait(pool, PAGE_SIZE, JIT_CACHE_USER_KPROBES);
+	KUNIT_EXPECT_NULL(test, r);
+	mutex_unlock(&text_mutex);
+
+	/* once the worker had text_mutex, p's chunks come back */
+	jit_cache_flush(pool);
+	r = jit_cache_alloc_nowait(pool, PAGE_SIZE, JIT_CACHE_USER_KPROBES);
+	KUNIT_EXPECT_PTR_EQ(test, r, p);
+	KUNIT_EXPECT_EQ(test, stats_of(pool).huge_pages, 1UL);
+	if (r)
+		KUNIT_EXPECT_EQ(test, jit_cache_free(r), 0);
+	if (q)
+		KUNIT_EXPECT_EQ(test, jit_cache_free(q), 0);
+}
+
+#ifdef CONFIG_FAULT_INJECTION
+static void fail_alias_times(int times)
+{
+	jit_fail_alias.verbose = 0;
+	jit_fail_alias.interval = 1;
+	jit_fail_alias.probability = times ? 100 : 0;
+	atomic_set(&jit_fail_alias.times, times);
+}
+
+/*
+ * A huge page whose direct-map alias cannot be made read-only is not
+ * used; if the alias cannot be made writable again either, its pages are
+ * kept out of the page allocator.  Both are counted.
+ */
+static void cache_test_alias_failure(struct kunit *test)
+{
+	struct jit_cache_pool *pool = vmalloc_pool(test);
+	struct jit_cache_stats s;
+	void *p;
+
+	fail_alias_times(1);
+	p = jit_cache_alloc(pool, 64, JIT_CACHE_USER_OTHER);
+	fail_alias_times(0);
+	KUNIT_EXPECT_NULL(test, p);
+	s = stats_of(pool);
+	KUNIT_EXPECT_EQ(test, s.alias_errors, 1UL);
+	KUNIT_EXPECT_EQ(test, s.huge_pages, 0UL);
+	KUNIT_EXPECT_EQ(test, s.leaked_pages, 0UL);
+	KUNIT_EXPECT_EQ(test, s.allocs, 0UL);
+}
+
+static void cache_test_alias_restore_failure(struct kunit *test)
+{
+	struct jit_cache_pool *pool = vmalloc_pool(test);
+	struct jit_cache_stats s;
+	void *p;
+
+	fail_alias_times(2);
+	p = jit_cache_alloc(pool, 64, JIT_CACHE_USER_OTHER);
+	fail_alias_times(0);
+	KUNIT_EXPECT_NULL(test, p);
+	s = stats_of(pool);
+	KUNIT_EXPECT_EQ(test, s.alias_errors, 1UL);
+	KUNIT_EXPECT_EQ(test, s.huge_pages, 0UL);
+	KUNIT_EXPECT_EQ(test, s.leaked_pages, PMD_SIZE >> PAGE_SHIFT);
+}
+#else
+static void cache_test_alias_failure(struct kunit *test)
+{
+	kunit_skip(test, "no CONFIG_FAULT_INJECTION");
+}
+
+static void cache_test_alias_restore_failure(struct kunit *test)
+{
+	kunit_skip(test, "no CONFIG_FAULT_INJECTION");
+}
+#endif
+
+/* A text type the kernel serves from the cache, or JIT_TYPE_NR. */
+static enum jit_alloc_type cached_text_type(void)
+{
+	static const enum jit_alloc_type types[] = {
+		JIT_TYPE_BPF, JIT_TYPE_KPROBES, JIT_TYPE_FTRACE,
+		JIT_TYPE_MODULE_TEXT,
+	};
+	int i;
+
+	for (i = 0; i < ARRAY_SIZE(types); i++)
+		if (jit_text_is_rox(types[i]))
+			return types[i];
+	return JIT_TYPE_NR;
+}
+
+/*
+ * Text the cache cannot hold (larger than a huge page) comes from the
+ * page-granular fallback with the cache's promise: read-only and
+ * executable, and no page of it writable through the direct map.  Freed,
+ * the aliases are writable again.
+ */
+static void cache_test_fallback_alias(struct kunit *test)
+{
+	enum jit_alloc_type type = cached_text_type();
+	size_t off, len = PMD_SIZE + 2 * PAGE_SIZE;
+	unsigned long alias[8];
+	struct jit_test_leaf l;
+	int n = 0;
+	void *p;
+
+	if (type == JIT_TYPE_NR)
+		kunit_skip(test, "no text type is served from the cache here");
+	p = jit_text_alloc_type(type, len);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_TRUE(test, jit_is_rox_text(p));
+	for (off = 0; off < len; off += PAGE_SIZE) {
+		unsigned long a;
+
+		l = jit_test_leaf_of((unsigned long)p + off);
+		KUNIT_EXPECT_TRUE(test, l.present && !l.writable && l.exec);
+		a = (unsigned long)page_address(vmalloc_to_page(p + off));
+		l = jit_test_leaf_of(a);
+		KUNIT_EXPECT_TRUE(test, l.present);
+		KUNIT_EXPECT_FALSE_MSG(test, l.writable,
+				       "direct-map alias %lx of %px is writable",
+				       a, p + off);
+		if (off % (PMD_SIZE / 4) == 0 && n < ARRAY_SIZE(alias))
+			alias[n++] = a;
+	}
+	jit_free(p);
+	while (n--) {
+		l = jit_test_leaf_of(alias[n]);
+		KUNIT_EXPECT_TRUE(test, l.present && l.writable);
+	}
+}
+
 static struct kunit_case jitalloc_cache_test_cases[] = {
 	KUNIT_CASE(cache_test_rounding_and_alignment),
 	KUNIT_CASE(cache_test_rox_pmd_mapping),
@@ -457,6 +763,12 @@ static struct kunit_case jitalloc_cache_test_cases[] = {
 	KUNIT_CASE(cache_test_update_bounds),
 	KUNIT_CASE(cache_test_concurrent),
 	KUNIT_CASE(cache_test_through_jit_api),
+	KUNIT_CASE(cache_test_refill_window),
+	KUNIT_CASE(cache_test_refill_race),
+	KUNIT_CASE(cache_test_nowait),
+	KUNIT_CASE(cache_test_alias_failure),
+	KUNIT_CASE(cache_test_alias_restore_failure),
+	KUNIT_CASE(cache_test_fallback_alias),
 	{}
 };
 
@@ -658,6 +970,23 @@ static void blocks_test_fallback(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s.frees, 1UL);
 }
 
+/* No room for the mapping in the range: the pages go back, counted. */
+static void blocks_test_no_area(struct kunit *test)
+{
+	struct blocks_ctx *b = blocks_setup(test, 0);
+	unsigned long start = ALIGN(VMALLOC_START, PMD_SIZE);
+	struct jit_block_stats s;
+
+	KUNIT_EXPECT_NULL(test, jit_block_vmap(b->bp, 4 * PAGE_SIZE, PAGE_SIZE,
+					       start, start + 2 * PAGE_SIZE,
+					       PAGE_KERNEL, 0,
+					       __builtin_return_address(0)));
+	s = blocks_stats(b);
+	KUNIT_EXPECT_EQ(test, s.fallbacks, 1UL);
+	KUNIT_EXPECT_EQ(test, s.allocs, 0UL);
+	KUNIT_EXPECT_EQ(test, s.pages_in_use, 0UL);
+}
+
 /* Freeing a block mapping twice is refused by the jit core. */
 static void blocks_test_double_free(struct kunit *test)
 {
@@ -680,6 +1009,7 @@ static struct kunit_case jitalloc_blocks_test_cases[] = {
 	KUNIT_CASE(blocks_test_reuse_resets_permissions),
 	KUNIT_CASE(blocks_test_no_split_after_first),
 	KUNIT_CASE(blocks_test_fallback),
+	KUNIT_CASE(blocks_test_no_area),
 	KUNIT_CASE(blocks_test_double_free),
 	{}
 };

@@ -290,6 +290,10 @@ static void jit_test_primary_first(struct kunit *test)
 
 	p = jit_alloc_ctx_alloc(ctx, &ctx->params.text, true, PAGE_SIZE);
 	KUNIT_EXPECT_NOT_NULL(test, p);
+	/* from the primary range, outside the occupied fallback */
+	KUNIT_EXPECT_TRUE(test, jit_test_in((unsigned long)p, PAGE_SIZE,
+					    VMALLOC_START, VMALLOC_END));
+	KUNIT_EXPECT_FALSE(test, jit_test_in((unsigned long)p, 1, start, end));
 	jit_free(p);
 	free_vm_area(area);
 }
@@ -491,7 +495,8 @@ static void jit_test_update_straddle(struct kunit *test)
 
 static void jit_test_update_freed(struct kunit *test)
 {
-	u8 src[16] = {};
+	unsigned long refused = jit_alloc_refused();
+	u8 src[16];
 	void *p = jit_data_alloc(PAGE_SIZE);
 	void *q;
 
@@ -500,9 +505,14 @@ static void jit_test_update_freed(struct kunit *test)
 	/* Keep the range mapped by someone else, so a stray write is safe. */
 	q = vzalloc(PAGE_SIZE);
 	KUNIT_ASSERT_NOT_NULL(test, q);
+	memset(src, JIT_TEST_PATTERN, sizeof(src));
 	jit_test_expect_warning(true);
-	jit_update_copy(q, src, sizeof(src));
+	jit_update_copy(p, src, sizeof(src));	/* freed */
+	jit_update_copy(q, src, sizeof(src));	/* never ours */
 	jit_test_expect_warning(false);
+	/* both refused, and whoever holds the memory now keeps it intact */
+	KUNIT_EXPECT_EQ(test, jit_alloc_refused(), refused + 2);
+	KUNIT_EXPECT_TRUE(test, jit_test_all_bytes(q, PAGE_SIZE, 0));
 	vfree(q);
 }
 
@@ -594,8 +604,12 @@ static void jit_test_invalid_params(struct kunit *test)
 
 static void jit_test_free_null(struct kunit *test)
 {
+	unsigned long refused = jit_alloc_refused(), seq = jit_free_seq();
+
+	/* a no-op, as kfree(NULL): not refused, not even counted as a free */
 	jit_free(NULL);
-	KUNIT_SUCCEED(test);
+	KUNIT_EXPECT_EQ(test, jit_alloc_refused(), refused);
+	KUNIT_EXPECT_EQ(test, jit_free_seq(), seq);
 }
 
 static void jit_test_free_foreign(struct kunit *test)
@@ -635,18 +649,29 @@ static void jit_test_free_interior(struct kunit *test)
 
 static void jit_test_double_free(struct kunit *test)
 {
+	unsigned long refused;
 	void *p = jit_text_alloc(PAGE_SIZE);
 	void *q;
 
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	jit_free(p);
-	/* Whoever gets the range next must not lose it to the stale free. */
+	refused = jit_alloc_refused();
+	jit_test_expect_warning(true);
+	jit_free(p);
+	jit_test_expect_warning(false);
+	KUNIT_EXPECT_EQ(test, jit_alloc_refused(), refused + 1);
+
+	/*
+	 * Whoever gets the range next must not lose it to a stale free
+	 * (if it got another range, the stale free is refused too).
+	 */
 	q = jit_data_alloc(PAGE_SIZE);
 	KUNIT_ASSERT_NOT_NULL(test, q);
 	if (q != p) {
 		jit_test_expect_warning(true);
 		jit_free(p);
 		jit_test_expect_warning(false);
+		KUNIT_EXPECT_EQ(test, jit_alloc_refused(), refused + 2);
 	}
 	jit_update_set(q, JIT_TEST_PATTERN, PAGE_SIZE);
 	KUNIT_EXPECT_TRUE(test, jit_test_all_bytes(q, PAGE_SIZE,

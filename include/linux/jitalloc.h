@@ -30,16 +30,24 @@
  *	CONFIG_JIT_ALLOC_CACHE, page-granular allocations take their pages
  *	from blocks of one direct-map leaf each, so that only the first
  *	change in a block splits it.
+ * @JIT_ALLOC_RANDOMIZE: randomize placement, as module KASLR does: page
+ *	granular allocations start a random number of pages (1 to 1024) into
+ *	their range, drawn at the first allocation, and with
+ *	CONFIG_JIT_ALLOC_CACHE every cache huge page goes to a random
+ *	PMD-aligned place in its range, with the first allocation in it at a
+ *	random offset.
  */
 enum jit_alloc_flags {
 	JIT_ALLOC_KASAN_SHADOW	= (1 << 0),
 	JIT_ALLOC_USE_TEXT_POKE	= (1 << 1),
 	JIT_ALLOC_GROUP_PAGES	= (1 << 2),
+	JIT_ALLOC_RANDOMIZE	= (1 << 3),
 };
 
 #define JIT_ALLOC_FLAGS_MASK	(JIT_ALLOC_KASAN_SHADOW | \
 				 JIT_ALLOC_USE_TEXT_POKE | \
-				 JIT_ALLOC_GROUP_PAGES)
+				 JIT_ALLOC_GROUP_PAGES | \
+				 JIT_ALLOC_RANDOMIZE)
 
 /**
  * enum jit_alloc_type - who an allocation is for, to choose its placement
@@ -164,6 +172,7 @@ void *jit_alloc_ctx_alloc(const struct jit_alloc_ctx *ctx,
 			  const struct jit_address_space *as, bool text,
 			  size_t len);
 const struct jit_alloc_ctx *jit_alloc_default_ctx(void);
+unsigned long jit_alloc_refused(void);
 
 #else /* CONFIG_JIT_ALLOC */
 

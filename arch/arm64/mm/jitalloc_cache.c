@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * arm64 hooks for the jit allocator's read-only executable memory: writing
- * it through the text-poking fixmap, and taking away the linear-map alias
- * of a cached huge page.
+ * it through the text-poking fixmap, and making the linear-map alias of a
+ * cached huge page read-only.
  */
 #include <linux/jitalloc.h>
 #include <linux/mm.h>
@@ -29,23 +29,38 @@ void jit_arch_text_set(void *dst, int c, size_t len)
 	}
 }
 
+static int jit_alias_pte(pte_t *ptep, unsigned long addr, void *data)
+{
+	pte_t pte = READ_ONCE(*ptep);
+
+	if (*(bool *)data) {
+		pte = clear_pte_bit(pte, __pgprot(PTE_WRITE));
+		pte = set_pte_bit(pte, __pgprot(PTE_RDONLY));
+	} else {
+		pte = clear_pte_bit(pte, __pgprot(PTE_RDONLY));
+		pte = set_pte_bit(pte, __pgprot(PTE_WRITE));
+	}
+	set_pte(ptep, pte);
+	return 0;
+}
+
 /*
- * Unmap the linear-map alias of a cached huge page, or map it back before
- * the page is freed.  With rodata=full the linear map is already mapped at
- * page granularity; without it this is a no-op, as for set_memory_ro().
+ * Make the linear-map alias of cache memory read-only, or writable again
+ * before the pages are freed.  Read-only rather than unmapped: vread()
+ * (/proc/kcore) and hibernation read vmalloc memory through this alias.
+ * Only possible where the linear map is mapped with pages (rodata=full,
+ * the default); with block mappings, like set_memory_ro(), this does
+ * nothing and the alias keeps the linear map's permissions.
  */
-void jit_arch_protect_alias(void *addr, size_t len, bool protect)
+int jit_arch_protect_alias(void *addr, size_t len, bool protect)
 {
 	unsigned long start = (unsigned long)addr;
-	size_t off;
+	int ret;
 
-	for (off = 0; off < len; off += PAGE_SIZE) {
-		struct page *page = virt_to_page(addr + off);
-
-		if (protect)
-			set_direct_map_invalid_noflush(page);
-		else
-			set_direct_map_default_noflush(page);
-	}
+	if (!can_set_direct_map())
+		return 0;
+	ret = apply_to_page_range(&init_mm, start, len, jit_alias_pte,
+				  &protect);
 	flush_tlb_kernel_range(start, start + len);
+	return ret;
 }

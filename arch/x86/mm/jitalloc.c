@@ -8,7 +8,6 @@
 #include <linux/jitalloc.h>
 #include <linux/mm.h>
 #include <linux/moduleloader.h>
-#include <linux/random.h>
 #include <asm/setup.h>
 #include <asm/text-patching.h>
 
@@ -25,23 +24,21 @@ static struct jit_alloc_params jit_alloc_params __ro_after_init = {
 			  BIT(JIT_TYPE_FTRACE) | BIT(JIT_TYPE_BPF),
 };
 
-static unsigned long __init jit_module_load_offset(void)
-{
-	if (IS_ENABLED(CONFIG_RANDOMIZE_BASE) && kaslr_enabled())
-		return (prandom_u32_max(1024) + 1) * PAGE_SIZE;
-	return 0;
-}
-
 /**
  * jit_alloc_arch_params() - x86 placement and protections of jit memory
  *
  * Return: the parameters.  Everything - module text and data, kprobes
  * slots, ftrace trampolines and BPF programs - goes into the module area,
- * above a random offset when KASLR is on.  Text is filled with int3.
+ * at random places when KASLR is on (drawn by the allocator when memory is
+ * first asked for, once the random pool is ready, as module_alloc() did).
+ * Text is filled with int3.
  */
 struct jit_alloc_params * __init jit_alloc_arch_params(void)
 {
-	unsigned long start = MODULES_VADDR + jit_module_load_offset();
+	unsigned long start = MODULES_VADDR;
+
+	if (IS_ENABLED(CONFIG_RANDOMIZE_BASE) && kaslr_enabled())
+		jit_alloc_params.flags |= JIT_ALLOC_RANDOMIZE;
 
 	jit_alloc_params.text.pgprot = PAGE_KERNEL;
 	jit_alloc_params.text.start = start;

@@ -13,19 +13,19 @@
 
 /*
  * Make the direct-map alias of a cached huge page read-only, or writable
- * again before the page is freed.  The range is one naturally aligned
- * 2 MiB block, so this changes at most one PMD of the direct map and never
- * splits it into 4 KiB pages.
+ * again before the page is freed.  For a huge page the range is one
+ * naturally aligned 2 MiB block, so this changes at most one PMD of the
+ * direct map and never splits it into 4 KiB pages; the fallback path
+ * protects the aliases of single pages, as set_memory_ro() did for stock.
  */
-void jit_arch_protect_alias(void *addr, size_t len, bool protect)
+int jit_arch_protect_alias(void *addr, size_t len, bool protect)
 {
 	unsigned long start = (unsigned long)addr;
 	int numpages = len >> PAGE_SHIFT;
 
 	if (protect)
-		set_memory_ro(start, numpages);
-	else
-		set_memory_rw(start, numpages);
+		return set_memory_ro(start, numpages);
+	return set_memory_rw(start, numpages);
 }
 
 /* Writes into read-only executable jit text go through text poking. */

@@ -6,6 +6,10 @@
 # is echoed as "kmemleak: N new suspected memory leaks", which fails the
 # boot (harness/boot.sh).
 cd /jitalloc || exit 1
+# The mitigations the kernel applies to module and JIT text here.
+for f in /sys/devices/system/cpu/vulnerabilities/*; do
+	[ -f "$f" ] && echo "### vulnerability ${f##*/}: $(cat "$f")"
+done
 echo "### selftest jitalloc begin"
 JITALLOC_TESTMOD=/jitalloc/jitalloc_testmod.ko ./jitalloc_test
 rc=$?

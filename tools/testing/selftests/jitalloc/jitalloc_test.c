@@ -9,6 +9,7 @@
  * $JITALLOC_TESTMOD (default: ./test_modules/jitalloc_testmod.ko).
  */
 #include <dirent.h>
+#include <elf.h>
 #include <time.h>
 #include <sys/wait.h>
 #include <sys/stat.h>
@@ -20,6 +21,10 @@
 /* page blocks of page-granular allocations; every other file is a pool */
 #define BLOCKS_FILE	"page_blocks"
 #define BLOCKS_PATH	JT_DEBUGFS "/jitalloc/" BLOCKS_FILE
+#define API_PATH	JT_DEBUGFS "/jitalloc/api"
+#define REFUSED_SAVED	"/jitalloc-refused-at-start"
+#define BIGMOD_NAME	"jitalloc_bigmod"
+#define INITONLY_NAME	"jitalloc_initonly"
 
 static const char *testmod_path(void)
 {
@@ -48,6 +53,35 @@ static void open_something(void)
 
 	if (fd >= 0)
 		close(fd);
+}
+
+/* Refused API calls (double frees, stray writes) so far, all kinds. */
+static long refused_calls(void)
+{
+	long f = jt_read_key(API_PATH, "refused_frees");
+	long u = jt_read_key(API_PATH, "refused_updates");
+	long t = jt_read_key(API_PATH, "refused_types");
+
+	return f < 0 || u < 0 || t < 0 ? -1 : f + u + t;
+}
+
+/*
+ * Remember the refused calls before the users' workloads (KUnit's bad-input
+ * cases made some at boot); refused_calls_after_users checks that none of
+ * BPF, kprobes, ftrace or the module loader made one since.
+ */
+TEST(refused_calls_baseline)
+{
+	char buf[32];
+	long n = refused_calls();
+	int fd, len;
+
+	ASSERT_LE(0, n) TH_LOG("%s unreadable", API_PATH);
+	len = snprintf(buf, sizeof(buf), "%ld\n", n);
+	fd = open(REFUSED_SAVED, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(len, write(fd, buf, len));
+	close(fd);
 }
 
 TEST(no_wx_mapping_at_start)
@@ -97,6 +131,16 @@ TEST(module_load_unload)
 
 	ASSERT_EQ(0, jt_module_unload(TESTMOD_NAME));
 	EXPECT_NE(0, access("/sys/module/" TESTMOD_NAME, F_OK));
+}
+
+/*
+ * A pool's or the page blocks' statistics file in debugfs jitalloc/, as
+ * opposed to "api" and the fault-injection directories.
+ */
+static int stats_file(const struct dirent *d)
+{
+	return d->d_type == DT_REG && d->d_name[0] != '.' &&
+	       strcmp(d->d_name, "api");
 }
 
 /* The debugfs file of the cache pool that serves @user, if any. */
@@ -204,6 +248,126 @@ TEST(module_text_from_cache)
 	ASSERT_EQ(0, jt_module_unload(TESTMOD_NAME));
 	after = jt_read_key(pool, "bytes_in_use_modules");
 	EXPECT_EQ(before, after);
+}
+
+/* Address of the module's @name section (as in section_addr()), or 0. */
+static unsigned long mod_section_addr(const char *mod, const char *name)
+{
+	char path[256], buf[64];
+
+	snprintf(path, sizeof(path), "/sys/module/%s/sections/%s", mod, name);
+	if (jt_read(path, buf, sizeof(buf)) <= 0)
+		return 0;
+	return strtoul(buf, NULL, 16);
+}
+
+/* Does the kernel patch retpolines into module text (spectre_v2)? */
+static int retpolines_on(void)
+{
+	char buf[256];
+
+	if (jt_read("/sys/devices/system/cpu/vulnerabilities/spectre_v2",
+		    buf, sizeof(buf)) <= 0)
+		return 0;
+	return strstr(buf, "Retpolines") != NULL;
+}
+
+/*
+ * Module text that is read-only from the start is relocated and patched
+ * (paravirt, retpolines, return thunks, alternatives) in a writable copy
+ * and written with one jit_update_copy(): the load pokes text exactly
+ * once, however many sites it has.  Poking site by site took text_mutex
+ * per site, under ITS's own hold of it (a deadlock), and is what this
+ * guards against.
+ */
+TEST(module_text_written_once)
+{
+	long before, after;
+	char pool[512], buf[64];
+
+	if (access("/proc/modules", F_OK))
+		SKIP(return, "kernel built without CONFIG_MODULES");
+	if (cache_pool("modules", pool, sizeof(pool)))
+		SKIP(return, "no jitalloc cache pool serves module text here");
+
+	before = jt_read_key(API_PATH, "text_pokes");
+	ASSERT_LE(0, before);
+	ASSERT_EQ(0, jt_module_load(testmod_path(), ""));
+	after = jt_read_key(API_PATH, "text_pokes");
+	ASSERT_LT(0, jt_read("/sys/module/" TESTMOD_NAME "/parameters/selfcheck",
+			     buf, sizeof(buf)));
+	EXPECT_STREQ("ok\n", buf);
+	if (retpolines_on()) {
+		/* the sites are there: the test means something */
+		EXPECT_NE(0, mod_section_addr(TESTMOD_NAME, ".retpoline_sites"));
+		EXPECT_NE(0, mod_section_addr(TESTMOD_NAME, ".return_sites"));
+	}
+	EXPECT_EQ(before + 1, after) TH_LOG("text pokes during the load");
+	ASSERT_EQ(0, jt_module_unload(TESTMOD_NAME));
+}
+
+/* A module with only __init code has no core text, and loads as on stock. */
+TEST(module_without_core_text)
+{
+	char path[512], buf[16];
+	const char *dir = testmod_path();
+
+	if (access("/proc/modules", F_OK))
+		SKIP(return, "kernel built without CONFIG_MODULES");
+	snprintf(path, sizeof(path), "%.*s%s.ko",
+		 (int)(strrchr(dir, '/') ? strrchr(dir, '/') - dir + 1 : 0), dir,
+		 INITONLY_NAME);
+	ASSERT_EQ(0, jt_module_load(path, "")) TH_LOG("loading %s", path);
+	ASSERT_LT(0, jt_read("/sys/module/" INITONLY_NAME "/parameters/ran",
+			     buf, sizeof(buf)));
+	EXPECT_STREQ("Y\n", buf);
+	EXPECT_EQ(0, mod_section_addr(INITONLY_NAME, ".text"));
+	/* no exit function: a forced unload */
+	EXPECT_EQ(0, syscall(__NR_delete_module, INITONLY_NAME,
+			     O_NONBLOCK | O_TRUNC));
+}
+
+/*
+ * A module with more than 2 MiB of text cannot be held by a cache huge
+ * page: it is served by the counted fallback, read-only and executable
+ * from the start with a read-only direct-map alias (the module checks its
+ * own pages), and gives everything back on unload.
+ */
+TEST(module_text_over_2mib)
+{
+	long fb_before, fb_loaded, fb_after;
+	char path[512], pool[512], buf[64];
+	const char *dir = testmod_path();
+	struct jt_pt_entry e = { 0 };
+	unsigned long text;
+
+	if (access("/proc/modules", F_OK))
+		SKIP(return, "kernel built without CONFIG_MODULES");
+	snprintf(path, sizeof(path), "%.*s%s.ko",
+		 (int)(strrchr(dir, '/') ? strrchr(dir, '/') - dir + 1 : 0), dir,
+		 BIGMOD_NAME);
+	if (access(path, R_OK))
+		SKIP(return, "%s is built for x86_64 only", BIGMOD_NAME);
+	if (cache_pool("modules", pool, sizeof(pool)))
+		SKIP(return, "no jitalloc cache pool serves module text here");
+
+	fb_before = jt_read_key(pool, "fallback_pages");
+	ASSERT_EQ(0, jt_module_load(path, "")) TH_LOG("loading %s", path);
+	fb_loaded = jt_read_key(pool, "fallback_pages");
+	ASSERT_LT(0, jt_read("/sys/module/" BIGMOD_NAME "/parameters/selfcheck",
+			     buf, sizeof(buf)));
+	EXPECT_STREQ("ok\n", buf);
+	EXPECT_LE(fb_before + 512, fb_loaded);
+	text = mod_section_addr(BIGMOD_NAME, ".text.jt_big");
+	EXPECT_NE(0, text);
+	if (text && jt_ptdump_path()) {
+		ASSERT_EQ(0, jt_pt_lookup(text, &e));
+		EXPECT_EQ(0, e.writable);
+		EXPECT_EQ(1, e.exec);
+	}
+	ASSERT_EQ(0, jt_module_unload(BIGMOD_NAME));
+	fb_after = jt_read_key(pool, "fallback_pages");
+	EXPECT_EQ(fb_before, fb_after);
 }
 
 TEST(kprobe_event)
@@ -380,7 +544,7 @@ TEST(cache_huge_pages_pmd_mapped)
 	while ((d = readdir(dp))) {
 		char path[512];
 
-		if (d->d_name[0] == '.' || !strcmp(d->d_name, BLOCKS_FILE))
+		if (!stats_file(d) || !strcmp(d->d_name, BLOCKS_FILE))
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
 		pages += check_pool_huge_pages(_metadata, path);
@@ -588,7 +752,7 @@ TEST(churn_all_users_concurrently)
 
 	dp = opendir(JT_DEBUGFS "/jitalloc");
 	while (dp && (d = readdir(dp)) && nfiles < CHURN_FILES) {
-		if (d->d_name[0] == '.')
+		if (!stats_file(d))
 			continue;
 		snprintf(paths[nfiles], sizeof(paths[0]),
 			 JT_DEBUGFS "/jitalloc/%s", d->d_name);
@@ -634,6 +798,63 @@ TEST(churn_all_users_concurrently)
 			check_pool_huge_pages(_metadata, paths[i]);
 }
 
+/* Read @len bytes of kernel memory at @addr through /proc/kcore. */
+static long kcore_read(int fd, const Elf64_Ehdr *eh, unsigned long addr,
+		       void *buf, size_t len)
+{
+	Elf64_Phdr ph;
+	int i;
+
+	for (i = 0; i < eh->e_phnum; i++) {
+		if (pread(fd, &ph, sizeof(ph), eh->e_phoff + i * sizeof(ph)) !=
+		    sizeof(ph))
+			return -1;
+		if (ph.p_type != PT_LOAD || addr < ph.p_vaddr ||
+		    addr + len > ph.p_vaddr + ph.p_memsz)
+			continue;
+		return pread(fd, buf, len, ph.p_offset + (addr - ph.p_vaddr));
+	}
+	return -1;
+}
+
+/*
+ * /proc/kcore reads vmalloc memory through its direct-map alias (vread()):
+ * every byte of every cache huge page reads back, which a cache that took
+ * the alias away instead of making it read-only turns into an oops.
+ */
+TEST(kcore_reads_cache_pages)
+{
+	static const char * const users[] = { "modules", "kprobes", "ftrace", "bpf" };
+	static char buf[2UL << 20];
+	unsigned long addrs[MAX_HUGE_PAGES];
+	char pool[512], seen[4][512];
+	int fd, u, i, n, pools = 0, pages = 0;
+	Elf64_Ehdr eh;
+
+	fd = open("/proc/kcore", O_RDONLY);
+	if (fd < 0)
+		SKIP(return, "no /proc/kcore (PROC_KCORE off)");
+	ASSERT_EQ(sizeof(eh), pread(fd, &eh, sizeof(eh), 0));
+	ASSERT_EQ(0, memcmp(eh.e_ident, ELFMAG, SELFMAG));
+	for (u = 0; u < 4; u++) {
+		if (cache_pool(users[u], pool, sizeof(pool)))
+			continue;
+		for (i = 0; i < pools && strcmp(seen[i], pool); i++)
+			;
+		if (i < pools)
+			continue;
+		strcpy(seen[pools++], pool);
+		n = huge_page_addrs(pool, addrs);
+		for (i = 0; i < n; i++, pages++)
+			EXPECT_EQ((long)sizeof(buf),
+				  kcore_read(fd, &eh, addrs[i], buf, sizeof(buf)))
+				TH_LOG("kcore read of huge page 0x%lx", addrs[i]);
+	}
+	close(fd);
+	if (!pages)
+		SKIP(return, "no cache pool holds a huge page now");
+}
+
 TEST(no_wx_mapping_after_users)
 {
 	struct jt_pt_summary s;
@@ -643,5 +864,18 @@ TEST(no_wx_mapping_after_users)
 	ASSERT_EQ(0, jt_pt_scan(&s));
 	EXPECT_EQ(0, s.wx_lines) TH_LOG("W+X mapping at 0x%lx", s.wx_first);
 }
+
+/* No user's workload made a refused call: see refused_calls_baseline. */
+TEST(refused_calls_after_users)
+{
+	char buf[32];
+	long start, now = refused_calls();
+
+	ASSERT_LT(0, jt_read(REFUSED_SAVED, buf, sizeof(buf)));
+	start = strtol(buf, NULL, 10);
+	ASSERT_LE(0, now);
+	EXPECT_EQ(start, now) TH_LOG("refused calls: %s", API_PATH);
+}
+
 
 TEST_HARNESS_MAIN

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * jitalloc_testmod - a module whose layout exercises the module loader's
- * use of jitalloc: code calling through relocated function pointers, a
- * static key, x86 alternatives, read-only data, __ro_after_init data and
- * writable data.
+ * use of jitalloc: code calling through relocated function pointers (an
+ * indirect call: a retpoline site where retpolines are on), a static key,
+ * x86 alternatives, read-only data, __ro_after_init data and writable data.
  *
  * On load it checks that all of them work and publishes the result in
  * /sys/module/jitalloc_testmod/parameters/selfcheck ("ok" or the first
@@ -41,6 +41,18 @@ static noinline int jt_mul(int a, int b)
 /* Function pointers in data need relocations against module text. */
 static int (*jt_ops[])(int, int) = { jt_add, jt_mul };
 
+/*
+ * An indirect call and returns in core text: with retpolines and return
+ * thunks these are .retpoline_sites and .return_sites the loader patches.
+ */
+static noinline int jt_call(int i, int a, int b)
+{
+	int (*op)(int, int) = jt_ops[i];
+
+	OPTIMIZER_HIDE_VAR(op);
+	return op(a, b);
+}
+
 static noinline int jt_keyed(void)
 {
 	if (static_branch_unlikely(&jt_key))
@@ -71,7 +83,7 @@ static int jt_alternatives(void)
 
 static const char *jt_check(void)
 {
-	if (jt_ops[0](2, 3) != 5 || jt_ops[1](2, 3) != 6)
+	if (jt_call(0, 2, 3) != 5 || jt_call(1, 2, 3) != 6)
 		return "call";
 	if (jt_rodata[0] != 'j' || strlen(jt_rodata) != 23)
 		return "rodata";

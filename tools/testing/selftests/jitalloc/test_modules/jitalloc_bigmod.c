@@ -1,0 +1,84 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jitalloc_bigmod - a module with more than 2 MiB of text, as GPU and
+ * file system drivers have.  No cache huge page can hold its text, so the
+ * jit allocator serves it from its page-granular fallback, which must keep
+ * the same promise as the cache: read-only and executable from the start,
+ * with no writable alias.
+ *
+ * On load it calls code at the far end of its text and, on x86, checks that
+ * the direct-map alias of every page of its text is read-only; the result
+ * is in /sys/module/jitalloc_bigmod/parameters/selfcheck.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/mm.h>
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/vmalloc.h>
+#include <asm/pgtable.h>
+
+#define JT_BIG_FILL	0x210000	/* 2 MiB + 64 KiB of int3 */
+
+static char selfcheck[48] = "not run";
+module_param_string(selfcheck, selfcheck, sizeof(selfcheck), 0444);
+
+/* A blob of traps, then a function at its far end. */
+asm(".pushsection .text.jt_big, \"ax\"\n"
+    ".globl jt_big_start\n"
+    "jt_big_start:\n"
+    ".fill " __stringify(JT_BIG_FILL) ", 1, 0xcc\n"
+    ".globl jt_big_end\n"
+    ".type jt_big_end, @function\n"
+    "jt_big_end:\n"
+    "	movl $0x5a5a, %eax\n"
+    "	ret\n"
+    "	int3\n"
+    ".size jt_big_end, . - jt_big_end\n"
+    ".popsection\n");
+
+extern const u8 jt_big_start[];
+int jt_big_end(void);
+
+/* Is the direct-map alias of any page of [start, end) writable? */
+static const char *jt_alias_check(unsigned long start, unsigned long end)
+{
+	unsigned long addr;
+	unsigned int level;
+	pte_t *pte;
+
+	for (addr = start & PAGE_MASK; addr < end; addr += PAGE_SIZE) {
+		struct page *page = vmalloc_to_page((void *)addr);
+
+		if (!page)
+			return "no page";
+		pte = lookup_address((unsigned long)page_address(page), &level);
+		if (pte && pte_write(*pte))
+			return "writable alias";
+	}
+	return "ok";
+}
+
+static int __init jitalloc_bigmod_init(void)
+{
+	const char *res = "ok";
+
+	if (jt_big_end() != 0x5a5a)
+		res = "call";
+	else
+		res = jt_alias_check((unsigned long)jt_big_start,
+				     (unsigned long)jt_big_end + 8);
+	strscpy(selfcheck, res, sizeof(selfcheck));
+	if (strcmp(selfcheck, "ok"))
+		pr_err("self check failed: %s\n", selfcheck);
+	return 0;
+}
+
+static void __exit jitalloc_bigmod_exit(void)
+{
+}
+
+module_init(jitalloc_bigmod_init);
+module_exit(jitalloc_bigmod_exit);
+MODULE_DESCRIPTION("jitalloc test module with more than 2 MiB of text");
+MODULE_LICENSE("GPL");
