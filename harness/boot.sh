@@ -97,7 +97,7 @@ bad=$(awk '
 		if (inwarn) flush()
 		if (inb) print "WARNING: expected-warning bracket left open"
 	}' "$log" |
-	grep -m1 -E 'Kernel panic|Oops|BUG:|WARNING:|Unable to handle kernel|general protection fault|KASAN|possible recursive locking|possible circular locking|inconsistent lock state|W\+X mappings: FAILED|insecure W\+X|kmemleak: .* new suspected')
+	grep -m1 -E 'Kernel panic|Oops|BUG:|WARNING:|Unable to handle kernel|general protection fault|KASAN|possible recursive locking|possible circular locking|inconsistent lock state|W\+X mappings: FAILED|insecure W\+X|kmemleak: .* new suspected|rcu: INFO: .* detected stall|INFO: task .* blocked for more than')
 [ -n "$bad" ] && problem="${problem:+$problem; }console: $(echo "$bad" | tr -d '\r' | sed 's/^\[ *[0-9.]*\] //')"
 grep -q "### jitalloc scenario $scenario end" "$log" ||
 	problem="${problem:+$problem; }scenario '$scenario' did not reach its end marker"

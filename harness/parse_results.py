@@ -3,12 +3,20 @@
 """Read KUnit (KTAP) and kselftest (TAP) results out of a guest console log.
 
 usage: parse_results.py LOG --label L [--kunit SUITE ...] [--selftest NAME ...]
+                        [--expected-skips FILE] [--require LINE ...]
                         [--totals FILE]
 
-Prints every failed test by name, a line per expected suite that did not
-run, and "label: N passed, N failed, N skipped".  With --totals, appends
-"passed failed skipped" to FILE for the caller to sum.  Exit status 1 on
-any failure or missing suite.
+Prints every failed test by name, every skipped test with its reason, a
+line per expected suite that did not run, and "label: N passed, N failed,
+N skipped".  A suite whose own result is "not ok" fails even when none of
+its cases did (a suite_init failure runs none), and a suite whose plan
+("1..N") does not match the results it printed fails.  A skip fails unless
+a line of --expected-skips (test path, or a prefix of it ending in '*',
+then optionally ' # why') expects it; lines of that file that no skip used
+are reported, so the list does not go stale silently.  --require names a
+console line that must appear.  With --totals, appends "passed failed
+skipped" to FILE for the caller to sum.  Exit status 1 on any failure or
+missing suite.
 """
 import argparse
 import re
@@ -19,6 +27,7 @@ RESULT = re.compile(r'^(\s*)(not ok|ok)\s+\d+\s*(?:-\s*)?([^#]*?)\s*(#\s*(.*))?$
 SUBTEST = re.compile(r'^(\s*)#\s*Subtest:\s*(\S+)')
 SELFTEST_BEGIN = re.compile(r'^### selftest (\S+) begin')
 SELFTEST_END = re.compile(r'^### selftest (\S+) end rc=(\d+)')
+PLAN = re.compile(r'^(\s*)1\.\.(\d+)\s*$')
 
 
 def clean(line):
@@ -26,31 +35,61 @@ def clean(line):
 
 
 class Tally:
-    def __init__(self):
+    def __init__(self, expected_skips=None):
         self.passed = self.failed = self.skipped = 0
         self.failures = []
+        self.skips = []
+        self.expected = expected_skips or []
+        self.used = set()
+
+    def skip_expected(self, name):
+        for pat in self.expected:
+            if pat == name or (pat.endswith('*') and name.startswith(pat[:-1])):
+                self.used.add(pat)
+                return True
+        return False
 
     def add(self, status, name, directive):
         if directive and directive.upper().startswith('SKIP'):
             self.skipped += 1
+            reason = directive[4:].strip() or '(no reason given)'
+            ok = self.skip_expected(name)
+            self.skips.append((name, reason, ok))
+            if not ok:
+                self.failed += 1
+                self.failures.append(f'{name} skipped unexpectedly: {reason}')
         elif status == 'ok':
             self.passed += 1
         else:
             self.failed += 1
             self.failures.append(name)
 
+    def fail(self, what):
+        self.failed += 1
+        self.failures.append(what)
+
 
 def parse_tap(lines, prefix, tally):
     """Count leaf results of a (K)TAP block; return the suite names seen
-    with a top-level result."""
-    stack = []  # suite names by nesting, from "# Subtest:"
-    pending = []  # (indent, status, name, directive) awaiting leaf check
+    with a top-level result.  A suite's own "not ok" and a plan that does
+    not match the results are failures."""
+    # open suites by nesting, from "# Subtest:":
+    # [indent, name, plan, results seen, failures before it opened]
+    stack = []
+    root = [None, prefix, None, 0, 0]
     suites = {}
-    prev_indent = None
     for raw in lines:
         m = SUBTEST.match(raw)
         if m:
-            stack.append((len(m.group(1)), m.group(2)))
+            stack.append([len(m.group(1)), m.group(2), None, 0, tally.failed])
+            continue
+        m = PLAN.match(raw)
+        if m:
+            indent = len(m.group(1))
+            if stack and stack[-1][0] == indent and stack[-1][2] is None:
+                stack[-1][2] = int(m.group(2))
+            elif not stack and root[2] is None:
+                root[2] = int(m.group(2))
             continue
         m = RESULT.match(raw)
         if not m:
@@ -60,11 +99,23 @@ def parse_tap(lines, prefix, tally):
         # A result closes every suite opened at a deeper or equal indent
         # whose name it carries: that is the suite's own result line.
         if stack and stack[-1][1] == name and stack[-1][0] >= indent:
-            stack.pop()
+            _, sname, plan, seen, failed_before = stack.pop()
             suites[name] = status
+            path = '.'.join([prefix] + [s[1] for s in stack] + [name])
+            if plan is not None and plan != seen:
+                tally.fail(f'{path}: plan 1..{plan}, {seen} results')
+            # "not ok" with no failed case: the suite failed on its own
+            if status != 'ok' and tally.failed == failed_before and \
+                    not (directive and directive.upper().startswith('SKIP')):
+                tally.fail(f'{path}: the suite itself reported "not ok"')
+            (stack[-1] if stack else root)[3] += 1
             continue
-        path = '.'.join([prefix] + [s for _, s in stack] + [name])
+        (stack[-1] if stack else root)[3] += 1
+        path = '.'.join([prefix] + [s[1] for s in stack] + [name])
         tally.add(status, path, directive)
+    if root[2] is not None and not stack and root[2] != root[3] and \
+            prefix.startswith('selftest'):
+        tally.fail(f'{prefix}: plan 1..{root[2]}, {root[3]} results')
     return suites
 
 
@@ -74,8 +125,20 @@ def main():
     ap.add_argument('--label', required=True)
     ap.add_argument('--kunit', nargs='*', default=[])
     ap.add_argument('--selftest', nargs='*', default=[])
+    ap.add_argument('--expected-skips')
+    ap.add_argument('--require', nargs='*', default=[])
     ap.add_argument('--totals')
     args = ap.parse_args()
+
+    expected = []
+    if args.expected_skips:
+        try:
+            with open(args.expected_skips) as f:
+                expected = [l.split('#')[0].strip() for l in f
+                            if l.strip() and not l.startswith('#')]
+        except OSError as e:
+            print(f'{args.label}: cannot read expected skips: {e}')
+            return 1
 
     try:
         with open(args.log, errors='replace') as f:
@@ -84,7 +147,7 @@ def main():
         print(f'{args.label}: cannot read console log: {e}')
         return 1
 
-    tally = Tally()
+    tally = Tally(expected)
     missing = []
 
     # Split the console into kernel (KUnit) and selftest blocks.
@@ -138,6 +201,15 @@ def main():
             tally.failed += 1
             tally.failures.append(f'selftest.{name} exited with status {b["rc"]}')
 
+    for req in args.require:
+        if not any(req in l for l in lines):
+            missing.append(f'console line "{req}"')
+    for name, reason, ok in tally.skips:
+        print(f'{args.label}: SKIP {name}: {reason}'
+              f'{"" if ok else " (NOT EXPECTED)"}')
+    for pat in expected:
+        if pat not in tally.used:
+            print(f'{args.label}: note: expected skip "{pat}" did not happen')
     for f in tally.failures:
         print(f'{args.label}: FAIL {f}')
     for m in missing:

@@ -42,9 +42,14 @@ for t in $TARGETS; do
 		continue
 	fi
 	"$TOP/harness/boot.sh" "$arch" "$variant" test || fail_step "$label: boot"
+	# Each variant lists the skips it expects; any other skip fails.
+	skips=$TOP/harness/expected-skips/$label
+	[ -f "$skips" ] || skips=/dev/null
+	require=()
+	[ "$variant" = debug ] && require=(--require "### kmemleak: no leaks after the tests")
 	python3 "$TOP/harness/parse_results.py" "$LOGS/console-$label-test.log" \
 		--label "$label" --kunit $KUNIT_SUITES --selftest $SELFTESTS \
-		--totals "$totals"
+		--expected-skips "$skips" "${require[@]}" --totals "$totals"
 done
 
 read -r p f s < <(awk '{p += $1; f += $2; s += $3} END {print p+0, f+0, s+0}' "$totals")

@@ -66,7 +66,9 @@
  * mapping while it is executable: the linear alias is protected before the
  * page is used, and a page whose alias cannot be protected is not used; a
  * page whose alias cannot be made writable again is kept out of the page
- * allocator.  Both are counted.
+ * allocator.  Both are counted.  (arm64 can change the linear map only
+ * where it is mapped with pages, rodata=full, its default; without it the
+ * alias keeps the linear map's permissions, as with set_memory_ro().)
  *
  * Fallback.  A request the pool cannot serve (no huge page to be had, range
  * exhausted or too small, request larger than a huge page) returns NULL here
@@ -355,6 +357,8 @@ static void *__jit_cache_vmalloc_huge(struct jit_cache_pool *pool,
 		vfree(p);
 		return NULL;
 	}
+	/* it holds code, not pointers */
+	kmemleak_no_scan(p);
 	return p;
 }
 
@@ -393,20 +397,34 @@ static void *jit_cache_linear_alias(void *addr)
 /*
  * The pages of a huge page whose linear alias could not be made writable
  * again must not go back to the page allocator: unmap the huge page, keep
- * its pages, count them.
+ * its pages, count them.  The caller took it off kmemleak's list.
  */
 static void jit_cache_page_leak(struct jit_cache_pool *pool, void *addr)
 {
 	unsigned long start = (unsigned long)addr;
 
-	/* kmemleak must not scan what is no longer mapped */
-	kmemleak_free(addr);
 	vunmap_range(start, start + PMD_SIZE);
 	pr_err("%s: linear alias of %px stays read-only, its pages are kept out of use\n",
 	       pool->name, addr);
 	mutex_lock(&pool->lock);
 	pool->stats.leaked_pages += PMD_SIZE >> PAGE_SHIFT;
 	mutex_unlock(&pool->lock);
+}
+
+/*
+ * Give back a huge page nobody got: its executable mapping goes first,
+ * with the TLB flush, then its alias is made writable again and it is
+ * freed, or kept if that fails.
+ */
+static void jit_cache_page_discard(struct jit_cache_pool *pool, void *p,
+				   void *alias)
+{
+	kmemleak_free(p);
+	vunmap_range((unsigned long)p, (unsigned long)p + PMD_SIZE);
+	if (jit_protect_alias(alias, PMD_SIZE, false))
+		jit_cache_page_leak(pool, p);
+	else
+		vfree(p);
 }
 
 /* Can vmalloc map @pool's pages with PMDs at all? */
@@ -460,10 +478,7 @@ static struct jit_cache_page *jit_cache_page_alloc(struct jit_cache_pool *pool)
 		mutex_lock(&pool->lock);
 		pool->stats.alias_errors++;
 		mutex_unlock(&pool->lock);
-		if (jit_protect_alias(alias, PMD_SIZE, false))
-			jit_cache_page_leak(pool, p);
-		else
-			vfree(p);
+		jit_cache_page_discard(pool, p, alias);
 		goto err_retry;
 	}
 	flush_icache_range((unsigned long)p, (unsigned long)p + PMD_SIZE);
@@ -474,13 +489,8 @@ static struct jit_cache_page *jit_cache_page_alloc(struct jit_cache_pool *pool)
 	if (mtree_insert_range(&jit_cache_map, (unsigned long)p,
 			       (unsigned long)p + PMD_SIZE - 1, page,
 			       GFP_KERNEL)) {
-		vunmap_range((unsigned long)p, (unsigned long)p + PMD_SIZE);
-		if (jit_protect_alias(alias, PMD_SIZE, false))
-			jit_cache_page_leak(pool, p);
-		else
-			vfree(p);
-		kvfree(page);
-		return NULL;
+		jit_cache_page_discard(pool, p, alias);
+		goto err_retry;
 	}
 	return page;
 
@@ -490,15 +500,29 @@ err_retry:
 	return NULL;
 }
 
+/*
+ * Take a dead page out of the lookup tree.  The erase may allocate, and so
+ * reclaim and run the shrinker, which frees pages here too: it must not
+ * hold jit_cache_map_sem.  Readers that found the page before the erase
+ * see it dead under its pool's lock; waiting for the semaphore once after
+ * the erase waits for them to let go of it.
+ */
+static void jit_cache_unmap_page(struct jit_cache_page *page)
+{
+	mtree_erase(&jit_cache_map, (unsigned long)page->addr);
+	down_write(&jit_cache_map_sem);
+	up_write(&jit_cache_map_sem);
+}
+
 /* Free a page that was taken off its pool and marked dead. */
 static void jit_cache_page_free(struct jit_cache_page *page)
 {
 	unsigned long start = (unsigned long)page->addr;
 	void *alias = jit_cache_linear_alias(page->addr);
 
-	down_write(&jit_cache_map_sem);
-	mtree_erase(&jit_cache_map, start);
-	up_write(&jit_cache_map_sem);
+	jit_cache_unmap_page(page);
+	/* kmemleak must not scan what is about to be unmapped */
+	kmemleak_free(page->addr);
 
 	/*
 	 * Tear the executable mapping down and flush the TLB now, before the
@@ -884,8 +908,9 @@ static void jit_cache_refill_work(struct work_struct *work)
 				  pool->fill, chunks_to_bytes(nr));
 		emptied |= jit_cache_refill_end(pool, page, start, nr);
 	}
+	/* a reclaim already queued is not pushed back: it re-arms itself */
 	if (emptied)
-		mod_delayed_work(system_wq, &pool->reclaim_work, pool->grace);
+		queue_delayed_work(system_wq, &pool->reclaim_work, pool->grace);
 }
 
 /**
@@ -1157,9 +1182,7 @@ void jit_cache_pool_destroy(struct jit_cache_pool *pool)
 		list_del(&page->list);
 		if (WARN(page->used, "jitalloc: pool %s destroyed in use\n",
 			 pool->name)) {
-			down_write(&jit_cache_map_sem);
-			mtree_erase(&jit_cache_map, (unsigned long)page->addr);
-			up_write(&jit_cache_map_sem);
+			jit_cache_unmap_page(page);
 			continue;
 		}
 		jit_cache_page_free(page);
@@ -1183,8 +1206,9 @@ static unsigned long jit_cache_count_free_pages(struct jit_cache_pool *pool)
 }
 
 /*
- * Reclaim may run while a pool's lock is held by an allocation that entered
- * it, so the shrinker only ever tries the locks.
+ * No path allocates memory under a pool's lock (nor under the list lock), so
+ * taking them from reclaim could not deadlock; the shrinker still only tries
+ * them, so that reclaim never waits behind a long stats read or a refill.
  */
 static unsigned long jit_cache_shrink_count(struct shrinker *shrink,
 					    struct shrink_control *sc)

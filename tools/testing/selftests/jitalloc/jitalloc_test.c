@@ -10,7 +10,9 @@
  */
 #include <dirent.h>
 #include <elf.h>
+#include <limits.h>
 #include <time.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <sys/stat.h>
 #include "../kselftest_harness.h"
@@ -523,6 +525,63 @@ static int check_pool_huge_pages(struct __test_metadata *_metadata,
 }
 
 /*
+ * A kprobe inside a function (not on its ftrace call site, where x86
+ * kprobes ride ftrace and need no slot) takes an instruction slot, from a
+ * slot page the cache serves: bytes_in_use_kprobes rises while the probe
+ * exists, more when it gets optimized (an optprobe slot), and falls back
+ * when it is gone.  After a warm-up probe, no probe splits a direct-map PMD.
+ */
+TEST(kprobe_slots_from_cache)
+{
+	const char *events = JT_TRACEFS "/kprobe_events";
+	long before, probed, after, splits = -1;
+	char pool[512], ev[128], list[8192];
+	int off, optimized = 0;
+
+	if (cache_pool("kprobes", pool, sizeof(pool)))
+		SKIP(return, "no jitalloc cache pool serves kprobes here");
+	before = settled_key_for(pool, "bytes_in_use_kprobes", 12);
+	/* the first offset the kprobe checks accept that ftrace does not own */
+	for (off = 1; off < 64; off++) {
+		snprintf(ev, sizeof(ev), "p:jitalloc/jt_slot %s+%d\n",
+			 PROBE_FUNC, off);
+		if (jt_append(events, ev))
+			continue;
+		if (jt_read(JT_DEBUGFS "/kprobes/list", list, sizeof(list)) > 0 &&
+		    !strstr(list, "[FTRACE]"))
+			break;
+		ASSERT_EQ(0, jt_append(events, "-:jitalloc/jt_slot\n"));
+	}
+	ASSERT_GT(64, off) TH_LOG("no probeable offset in %s", PROBE_FUNC);
+	ASSERT_EQ(0, jt_write(JT_TRACEFS "/events/jitalloc/jt_slot/enable", "1"));
+	open_something();
+	usleep(300000);		/* the optimizer runs a few jiffies later */
+	probed = jt_read_key(pool, "bytes_in_use_kprobes");
+	if (jt_read(JT_DEBUGFS "/kprobes/list", list, sizeof(list)) > 0)
+		optimized = strstr(list, "[OPTIMIZED]") != NULL;
+	EXPECT_LT(before, probed) TH_LOG("%s+%d took no slot bytes", PROBE_FUNC, off);
+	if (optimized)
+		EXPECT_LE(before + 2 * 64, probed);
+	ASSERT_EQ(0, jt_write(JT_TRACEFS "/events/jitalloc/jt_slot/enable", "0"));
+	ASSERT_EQ(0, jt_append(events, "-:jitalloc/jt_slot\n"));
+	/* idle slot pages go a second after the last free */
+	after = wait_key(pool, "bytes_in_use_kprobes", before, 40);
+	EXPECT_EQ(before, after);
+
+	/* warmed up: another probe splits nothing */
+	splits = jt_read_key("/proc/vmstat", "direct_map_level2_splits");
+	if (splits < 0)
+		return;
+	ASSERT_EQ(0, jt_append(events, ev));
+	ASSERT_EQ(0, jt_write(JT_TRACEFS "/events/jitalloc/jt_slot/enable", "1"));
+	open_something();
+	usleep(300000);
+	ASSERT_EQ(0, jt_write(JT_TRACEFS "/events/jitalloc/jt_slot/enable", "0"));
+	ASSERT_EQ(0, jt_append(events, "-:jitalloc/jt_slot\n"));
+	EXPECT_EQ(splits, jt_read_key("/proc/vmstat", "direct_map_level2_splits"));
+}
+
+/*
  * Every huge page the jitalloc cache holds must be one read-only,
  * executable PMD entry, also while programs live in it.
  */
@@ -648,7 +707,56 @@ TEST(no_direct_map_splits_from_module_cycles)
 }
 
 #define CHURN_SECONDS	3
+#define CHURN_MIN_CYCLES 3
 #define CHURN_FILES	8
+
+/*
+ * What each churn worker did, in memory shared with the parent: cycles,
+ * and when its first and its last cycle ended (CLOCK_MONOTONIC, ns).  The
+ * W+X sampler counts its page-table scans and the W+X lines it saw.
+ */
+struct churn_stat {
+	long cycles;
+	long long first_ns, last_ns;
+	long wx_samples, wx_lines;
+	unsigned long wx_first;
+};
+
+static struct churn_stat *churn_me;
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* A worker finished cycle @n. */
+static void churn_tick(int n)
+{
+	churn_me->cycles = n;
+	churn_me->last_ns = now_ns();
+	if (n == 1)
+		churn_me->first_ns = churn_me->last_ns;
+}
+
+/* Scan the kernel page tables for W+X while the others churn. */
+static int churn_wx_sampler(time_t end)
+{
+	struct jt_pt_summary pt;
+
+	while (time(NULL) < end) {
+		if (jt_pt_scan(&pt))
+			return -1;
+		churn_me->wx_samples++;
+		if (pt.wx_lines && !churn_me->wx_lines)
+			churn_me->wx_first = pt.wx_first;
+		churn_me->wx_lines += pt.wx_lines;
+		usleep(200000);
+	}
+	return churn_me->wx_samples;
+}
 
 static int churn_bpf(time_t end)
 {
@@ -665,7 +773,7 @@ static int churn_bpf(time_t end)
 				return -1;
 		for (i = 0; i < 16; i++)
 			close(fds[i]);
-		n++;
+		churn_tick(++n);
 	}
 	return n;
 }
@@ -680,7 +788,7 @@ static int churn_modules(time_t end)
 		if (jt_module_load(testmod_path(), "") ||
 		    jt_module_unload(TESTMOD_NAME))
 			return -1;
-		n++;
+		churn_tick(++n);
 	}
 	return n;
 }
@@ -699,7 +807,7 @@ static int churn_kprobes(time_t end)
 		if (jt_write(enable, "0") ||
 		    jt_append(events, "-:jitalloc/jt_churn\n"))
 			return -1;
-		n++;
+		churn_tick(++n);
 	}
 	return n;
 }
@@ -721,7 +829,7 @@ static int churn_ftrace(time_t end)
 		if (jt_write(JT_TRACEFS "/instances/jt_churn/current_tracer",
 			     "nop") || rmdir(dir))
 			return -1;
-		n++;
+		churn_tick(++n);
 	}
 	return n;
 }
@@ -729,27 +837,38 @@ static int churn_ftrace(time_t end)
 /*
  * Load/unload churn of every user at once, one process each: BPF program
  * sets, module load/unload, kprobe events and ftrace instances with their
- * trampolines.  Afterwards every pool's bytes in use and the page blocks'
- * pages in use are back where they started, every huge page is still one
- * PMD and nothing is writable and executable.
+ * trampolines, and a fifth that scans the page tables for W+X meanwhile.
+ * Each worker must do CHURN_MIN_CYCLES, and the workers must overlap:
+ * every one finished its first cycle before any finished its last.
+ * Afterwards every pool's bytes in use and the page blocks' pages in use
+ * are back where they started, every huge page is still one PMD and
+ * nothing is writable and executable.
  */
 TEST(churn_all_users_concurrently)
 {
 	static int (*const churn[])(time_t) = {
 		churn_bpf, churn_modules, churn_kprobes, churn_ftrace,
+		churn_wx_sampler,
 	};
 	static const char * const names[] = {
-		"bpf", "modules", "kprobes", "ftrace",
+		"bpf", "modules", "kprobes", "ftrace", "W+X sampler",
 	};
+	const int nworkers = 4, nprocs = jt_ptdump_path() ? 5 : 4;
+	long long first_max = 0, last_min = LLONG_MAX;
 	char paths[CHURN_FILES][512];
 	long start[CHURN_FILES];
 	int nfiles = 0, i, status;
+	struct churn_stat *st;
 	struct jt_pt_summary pt;
-	pid_t pids[4];
+	pid_t pids[5];
 	struct dirent *d;
 	time_t end;
 	DIR *dp;
 
+	st = mmap(NULL, sizeof(*st) * 5, PROT_READ | PROT_WRITE,
+		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	ASSERT_NE(MAP_FAILED, st);
+	memset(st, 0, sizeof(*st) * 5);
 	dp = opendir(JT_DEBUGFS "/jitalloc");
 	while (dp && (d = readdir(dp)) && nfiles < CHURN_FILES) {
 		if (!stats_file(d))
@@ -765,22 +884,43 @@ TEST(churn_all_users_concurrently)
 					   "pages_in_use" : "bytes_in_use", 12);
 
 	end = time(NULL) + CHURN_SECONDS;
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < nprocs; i++) {
 		pids[i] = fork();
 		ASSERT_LE(0, pids[i]);
 		if (!pids[i]) {
-			int n = churn[i](end);
+			int n;
 
+			churn_me = &st[i];
+			n = churn[i](end);
 			printf("# churn %s: %d cycles\n", names[i], n);
 			fflush(stdout);
 			_exit(n < 0);
 		}
 	}
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < nprocs; i++) {
 		ASSERT_EQ(pids[i], waitpid(pids[i], &status, 0));
 		EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
 			TH_LOG("%s churn failed", names[i]);
 	}
+
+	for (i = 0; i < nworkers; i++) {
+		/* no modules: that worker has nothing to do */
+		if (i == 1 && access("/proc/modules", F_OK))
+			continue;
+		EXPECT_LE(CHURN_MIN_CYCLES, st[i].cycles)
+			TH_LOG("%s churn: %ld cycles", names[i], st[i].cycles);
+		first_max = st[i].first_ns > first_max ? st[i].first_ns : first_max;
+		last_min = st[i].last_ns < last_min ? st[i].last_ns : last_min;
+	}
+	EXPECT_LT(first_max, last_min)
+		TH_LOG("the churn workers did not overlap");
+	if (nprocs == 5) {
+		EXPECT_LE(2, st[4].wx_samples);
+		EXPECT_EQ(0, st[4].wx_lines)
+			TH_LOG("W+X mapping at 0x%lx during the churn",
+			       st[4].wx_first);
+	}
+	munmap(st, sizeof(*st) * 5);
 
 	for (i = 0; i < nfiles; i++) {
 		const char *key = strstr(paths[i], BLOCKS_FILE) ?
