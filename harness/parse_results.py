@@ -28,6 +28,8 @@ SUBTEST = re.compile(r'^(\s*)#\s*Subtest:\s*(\S+)')
 SELFTEST_BEGIN = re.compile(r'^### selftest (\S+) begin')
 SELFTEST_END = re.compile(r'^### selftest (\S+) end rc=(\d+)')
 PLAN = re.compile(r'^(\s*)1\.\.(\d+)\s*$')
+# kselftest_harness names a test on its RUN line; a skip's result has none
+RUN = re.compile(r'^#\s+RUN\s+(\S+) \.\.\.')
 
 
 def clean(line):
@@ -78,7 +80,12 @@ def parse_tap(lines, prefix, tally):
     stack = []
     root = [None, prefix, None, 0, 0]
     suites = {}
+    last_run = ''
     for raw in lines:
+        m = RUN.match(raw)
+        if m:
+            last_run = m.group(1)
+            continue
         m = SUBTEST.match(raw)
         if m:
             stack.append([len(m.group(1)), m.group(2), None, 0, tally.failed])
@@ -96,6 +103,7 @@ def parse_tap(lines, prefix, tally):
             continue
         indent, status, name, directive = (len(m.group(1)), m.group(2),
                                            m.group(3).strip(), m.group(5))
+        name = name or last_run
         # A result closes every suite opened at a deeper or equal indent
         # whose name it carries: that is the suite's own result line.
         if stack and stack[-1][1] == name and stack[-1][0] >= indent:

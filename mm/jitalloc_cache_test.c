@@ -510,9 +510,11 @@ struct race_arg {
 
 /*
  * Allocate, write, check, free - and free again and write again after
- * the free, racing the refill worker, which the small pool keeps busy.
- * Every second free and every late write must be refused; what a thread
- * wrote must still be there when it frees it.
+ * the free, racing the refill worker.  Each thread has a pool of its own,
+ * so that nobody else can get the freed chunks between its two frees:
+ * every second free and every late write must be refused, whichever state
+ * (pending, being refilled, free) the chunks are in; what a thread wrote
+ * must still be there when it frees it, and new chunks come trap-filled.
  */
 static int race_thread(void *data)
 {
@@ -571,6 +573,17 @@ static void cache_test_refill_race(struct kunit *test)
 	int i;
 
 	for (i = 0; i < RACE_THREADS; i++) {
+		struct jit_address_space as = {
+			.pgprot = PAGE_KERNEL_ROX,
+			.start = VMALLOC_START,
+			.end = VMALLOC_END,
+		};
+
+		/* the first thread uses the test's pool, the others their own */
+		if (i)
+			pool = jit_cache_pool_create("race", &as, false,
+						     test_fill(), TEST_GRACE_MS);
+		KUNIT_ASSERT_NOT_NULL(test, pool);
 		args[i] = (struct race_arg){
 			.pool = pool,
 			.until = jiffies + msecs_to_jiffies(race_ms),
@@ -585,15 +598,17 @@ static void cache_test_refill_race(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, args[i].errors, 0UL);
 		rounds += args[i].rounds;
 		refused += args[i].refused;
+		s = stats_of(args[i].pool);
+		KUNIT_EXPECT_EQ(test, s.allocs, s.frees);
+		KUNIT_EXPECT_EQ(test, s.bytes_in_use[JIT_CACHE_USER_OTHER], 0UL);
+		KUNIT_EXPECT_EQ(test, s.chunks_used, 0UL);
+		KUNIT_EXPECT_EQ(test, s.huge_pages, 1UL);
+		if (i)
+			jit_cache_pool_destroy(args[i].pool);
 	}
 	kunit_info(test, "%lu rounds in %u ms, %lu second frees refused\n",
 		   rounds, race_ms, refused);
 	KUNIT_EXPECT_GT(test, refused, 0UL);
-	s = stats_of(pool);
-	KUNIT_EXPECT_EQ(test, s.allocs, s.frees);
-	KUNIT_EXPECT_EQ(test, s.bytes_in_use[JIT_CACHE_USER_OTHER], 0UL);
-	KUNIT_EXPECT_EQ(test, s.chunks_used, 0UL);
-	KUNIT_EXPECT_EQ(test, s.huge_pages, 1UL);
 }
 
 /*
@@ -726,6 +741,10 @@ static void cache_test_fallback_alias(struct kunit *test)
 
 	if (type == JIT_TYPE_NR)
 		kunit_skip(test, "no text type is served from the cache here");
+#ifdef CONFIG_ARM64
+	if (!can_set_direct_map())
+		kunit_skip(test, "linear map not mapped with pages (rodata=full off)");
+#endif
 	p = jit_text_alloc_type(type, len);
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	KUNIT_EXPECT_TRUE(test, jit_is_rox_text(p));
