@@ -63,7 +63,7 @@ for f in $files; do
 	one "kernel-doc $f" kerneldoc "$f"
 done
 for f in tools/testing/selftests/jitalloc/*.[ch] \
-	 tools/testing/selftests/jitalloc/test_modules/*.c bench/jitalloc_bench/*.c bench/*.c; do
+	 tools/testing/selftests/jitalloc/test_modules/*.[ch] bench/jitalloc_bench/*.c bench/*.c; do
 	one "checkpatch $f" checkpatch_file "$f"
 done
 while read -r p; do

@@ -289,7 +289,7 @@ static int jit_protect_aliases(void *addr, size_t len)
 					PAGE_SIZE, true);
 		if (err) {
 			atomic_long_inc(&jit_alias_errors);
-			pr_warn_ratelimited("cannot make the direct-map alias of %px read-only (%d), allocation refused\n",
+			pr_warn_ratelimited("cannot make the direct-map alias of %p read-only (%d), allocation refused\n",
 					    addr + off, err);
 			return err;
 		}
@@ -684,7 +684,7 @@ void jit_free(void *buf)
 
 		if (err)
 			jit_refuse(JIT_REFUSED_FREE,
-				   "free of %px, which is not a live allocation\n",
+				   "free of %p, which is not a live allocation\n",
 				   buf);
 		return;
 	}
@@ -806,7 +806,7 @@ void jit_update_copy(void *dst, const void *src, size_t len)
 		return;
 	if (!jit_update_check(dst, len, &area)) {
 		jit_refuse(JIT_REFUSED_UPDATE,
-			   "copy to %px+%zu is not inside an allocation\n",
+			   "copy to %p+%zu is not inside an allocation\n",
 			   dst, len);
 		return;
 	}
@@ -814,8 +814,9 @@ void jit_update_copy(void *dst, const void *src, size_t len)
 	if (area & JIT_AREA_POKE) {
 		atomic_long_inc(&jit_text_pokes);
 		jit_arch_text_copy(dst, src, len);
-	} else
+	} else {
 		memcpy(dst, src, len);
+	}
 }
 EXPORT_SYMBOL_GPL(jit_update_copy);
 
@@ -837,7 +838,7 @@ void jit_update_set(void *dst, int c, size_t len)
 		return;
 	if (!jit_update_check(dst, len, &area)) {
 		jit_refuse(JIT_REFUSED_UPDATE,
-			   "set of %px+%zu is not inside an allocation\n",
+			   "set of %p+%zu is not inside an allocation\n",
 			   dst, len);
 		return;
 	}
@@ -845,8 +846,9 @@ void jit_update_set(void *dst, int c, size_t len)
 	if (area & JIT_AREA_POKE) {
 		atomic_long_inc(&jit_text_pokes);
 		jit_arch_text_set(dst, c, len);
-	} else
+	} else {
 		memset(dst, c, len);
+	}
 }
 EXPORT_SYMBOL_GPL(jit_update_set);
 

@@ -313,7 +313,7 @@ void jit_block_vunmap(void *addr)
 	kmemleak_free(addr);
 	area = find_vm_area(addr);
 	if (WARN(!area || !area->pages,
-		      "jitalloc: %p is not a page block mapping\n", addr))
+		 "jitalloc: %p is not a page block mapping\n", addr))
 		return;
 	pages = area->pages;
 	nr = area->nr_pages;
@@ -351,7 +351,7 @@ void jit_block_vunmap(void *addr)
 	bp->stats.frees++;
 	mutex_unlock(&bp->lock);
 	if (good < nr)
-		pr_err("%u pages of %px keep a non-default direct map, kept out of use\n",
+		pr_err("%u pages of %p keep a non-default direct map, kept out of use\n",
 		       nr - good, addr);
 	kvfree(pages);
 }
@@ -508,8 +508,8 @@ void jit_block_pool_destroy(struct jit_block_pool *bp)
 
 	list_for_each_entry_safe(block, tmp, &bp->blocks, list) {
 		if (WARN(block->used,
-			      "jitalloc: block pool %s destroyed in use\n",
-			      bp->name)) {
+			 "jitalloc: block pool %s destroyed in use\n",
+			 bp->name)) {
 			list_del(&block->list);
 			continue;
 		}
@@ -518,7 +518,6 @@ void jit_block_pool_destroy(struct jit_block_pool *bp)
 	kfree_const(bp->name);
 	kfree(bp);
 }
-
 
 /* Fully free blocks in all pools; the shrinker only tries the locks. */
 static unsigned long jit_block_shrink_count(struct shrinker *shrink,

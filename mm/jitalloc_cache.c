@@ -248,34 +248,33 @@ static DECLARE_RWSEM(jit_cache_map_sem);
 
 #ifdef CONFIG_FAULT_INJECTION
 /*
- * fail_jitalloc_huge_page: the cache cannot get a huge page;
- * fail_jitalloc_alias: protecting or restoring a direct-map alias fails.
- * Boot parameters and /sys/kernel/debug/jitalloc/ knobs, for the tests.
+ * The cache cannot get a huge page (fail_huge_page), or protecting or
+ * restoring a direct-map alias fails (fail_alias): knobs in
+ * /sys/kernel/debug/jitalloc/ with CONFIG_FAULT_INJECTION_DEBUG_FS, for
+ * the tests.
  */
 DECLARE_FAULT_ATTR(jit_fail_huge_page);
 DECLARE_FAULT_ATTR(jit_fail_alias);
 
-static int __init jit_fail_huge_page_setup(char *str)
+static bool jit_should_fail_huge_page(void)
 {
-	return setup_fault_attr(&jit_fail_huge_page, str);
+	return should_fail(&jit_fail_huge_page, PMD_SIZE);
 }
-__setup("fail_jitalloc_huge_page=", jit_fail_huge_page_setup);
 
-static int __init jit_fail_alias_setup(char *str)
+static bool jit_should_fail_alias(size_t len)
 {
-	return setup_fault_attr(&jit_fail_alias, str);
+	return should_fail(&jit_fail_alias, len);
 }
-__setup("fail_jitalloc_alias=", jit_fail_alias_setup);
-
-static bool jit_should_fail(struct fault_attr *attr, size_t size)
-{
-	return should_fail(attr, size);
-}
-#define jit_should_fail_huge_page()	jit_should_fail(&jit_fail_huge_page, PMD_SIZE)
-#define jit_should_fail_alias(len)	jit_should_fail(&jit_fail_alias, len)
 #else
-#define jit_should_fail_huge_page()	false
-#define jit_should_fail_alias(len)	false
+static bool jit_should_fail_huge_page(void)
+{
+	return false;
+}
+
+static bool jit_should_fail_alias(size_t len)
+{
+	return false;
+}
 #endif
 
 /**
@@ -404,7 +403,7 @@ static void jit_cache_page_leak(struct jit_cache_pool *pool, void *addr)
 	unsigned long start = (unsigned long)addr;
 
 	vunmap_range(start, start + PMD_SIZE);
-	pr_err("%s: linear alias of %px stays read-only, its pages are kept out of use\n",
+	pr_err("%s: linear alias of %p stays read-only, its pages are kept out of use\n",
 	       pool->name, addr);
 	mutex_lock(&pool->lock);
 	pool->stats.leaked_pages += PMD_SIZE >> PAGE_SHIFT;

@@ -450,7 +450,6 @@ static void cache_test_through_jit_api(struct kunit *test)
 	EXPECT_WARNING_END();
 }
 
-
 /*
  * Chunks being refilled are neither live nor free: a second free of them
  * is refused and changes nothing, a write into them is refused, and no
@@ -757,7 +756,7 @@ static void cache_test_fallback_alias(struct kunit *test)
 		l = jit_test_leaf_of(a);
 		KUNIT_EXPECT_TRUE(test, l.present);
 		KUNIT_EXPECT_FALSE_MSG(test, l.writable,
-				       "direct-map alias %lx of %px is writable",
+				       "direct-map alias %lx of %p is writable",
 				       a, p + off);
 		if (off % (PMD_SIZE / 4) == 0 && n < ARRAY_SIZE(alias))
 			alias[n++] = a;

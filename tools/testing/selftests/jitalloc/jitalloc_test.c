@@ -9,7 +9,7 @@
  * $JITALLOC_TESTMOD (default: ./test_modules/jitalloc_testmod.ko).
  */
 #include <dirent.h>
-#include <elf.h>
+#include <linux/elf.h>
 #include <limits.h>
 #include <time.h>
 #include <sys/mman.h>
@@ -271,7 +271,7 @@ static int retpolines_on(void)
 	if (jt_read("/sys/devices/system/cpu/vulnerabilities/spectre_v2",
 		    buf, sizeof(buf)) <= 0)
 		return 0;
-	return strstr(buf, "Retpolines") != NULL;
+	return !!strstr(buf, "Retpolines");
 }
 
 /*
@@ -558,7 +558,7 @@ TEST(kprobe_slots_from_cache)
 	usleep(300000);		/* the optimizer runs a few jiffies later */
 	probed = jt_read_key(pool, "bytes_in_use_kprobes");
 	if (jt_read(JT_DEBUGFS "/kprobes/list", list, sizeof(list)) > 0)
-		optimized = strstr(list, "[OPTIMIZED]") != NULL;
+		optimized = !!strstr(list, "[OPTIMIZED]");
 	EXPECT_LT(before, probed) TH_LOG("%s+%d took no slot bytes", PROBE_FUNC, off);
 	if (optimized)
 		EXPECT_LE(before + 2 * 64, probed);
@@ -939,10 +939,10 @@ TEST(churn_all_users_concurrently)
 }
 
 /* Read @len bytes of kernel memory at @addr through /proc/kcore. */
-static long kcore_read(int fd, const Elf64_Ehdr *eh, unsigned long addr,
-		       void *buf, size_t len)
+static long kcore_read(int fd, const struct elf64_hdr *eh,
+		       unsigned long addr, void *buf, size_t len)
 {
-	Elf64_Phdr ph;
+	struct elf64_phdr ph;
 	int i;
 
 	for (i = 0; i < eh->e_phnum; i++) {
@@ -969,7 +969,7 @@ TEST(kcore_reads_cache_pages)
 	unsigned long addrs[MAX_HUGE_PAGES];
 	char pool[512], seen[4][512];
 	int fd, u, i, n, pools = 0, pages = 0;
-	Elf64_Ehdr eh;
+	struct elf64_hdr eh;
 
 	fd = open("/proc/kcore", O_RDONLY);
 	if (fd < 0)
@@ -1016,6 +1016,5 @@ TEST(refused_calls_after_users)
 	ASSERT_LE(0, now);
 	EXPECT_EQ(start, now) TH_LOG("refused calls: %s", API_PATH);
 }
-
 
 TEST_HARNESS_MAIN

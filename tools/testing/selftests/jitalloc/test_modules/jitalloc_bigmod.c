@@ -18,6 +18,8 @@
 #include <linux/vmalloc.h>
 #include <asm/pgtable.h>
 
+#include "jitalloc_bigmod.h"
+
 #define JT_BIG_FILL	0x210000	/* 2 MiB + 64 KiB of int3 */
 
 static char selfcheck[48] = "not run";
@@ -25,20 +27,17 @@ module_param_string(selfcheck, selfcheck, sizeof(selfcheck), 0444);
 
 /* A blob of traps, then a function at its far end. */
 asm(".pushsection .text.jt_big, \"ax\"\n"
-    ".globl jt_big_start\n"
-    "jt_big_start:\n"
-    ".fill " __stringify(JT_BIG_FILL) ", 1, 0xcc\n"
-    ".globl jt_big_end\n"
-    ".type jt_big_end, @function\n"
-    "jt_big_end:\n"
-    "	movl $0x5a5a, %eax\n"
-    "	ret\n"
-    "	int3\n"
-    ".size jt_big_end, . - jt_big_end\n"
-    ".popsection\n");
-
-extern const u8 jt_big_start[];
-int jt_big_end(void);
+	".globl jt_big_start\n"
+	"jt_big_start:\n"
+	".fill " __stringify(JT_BIG_FILL) ", 1, 0xcc\n"
+	".globl jt_big_end\n"
+	".type jt_big_end, @function\n"
+	"jt_big_end:\n"
+	"	movl $0x5a5a, %eax\n"
+	"	ret\n"
+	"	int3\n"
+	".size jt_big_end, . - jt_big_end\n"
+	".popsection\n");
 
 /* Is the direct-map alias of any page of [start, end) writable? */
 static const char *jt_alias_check(unsigned long start, unsigned long end)
