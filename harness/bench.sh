@@ -8,13 +8,7 @@
 
 arch=${1:-x86_64}
 check_arch "$arch"
-"$TOP/harness/deps.sh" "$arch" || exit 1
-"$TOP/harness/fetch.sh" || exit 1
-"$TOP/harness/apply.sh" || exit 1
-for v in stock default; do
-	"$TOP/harness/build.sh" "$arch" "$v" || exit 1
-	"$TOP/harness/initramfs.sh" "$arch" "$v" || exit 1
-done
+build_stock_and_series "$arch"
 for v in stock default; do
 	"$TOP/harness/boot.sh" "$arch" "$v" bench || exit 1
 done

@@ -104,3 +104,16 @@ outdir() {
 srcdir_for() {
 	if [ "$1" = stock ]; then echo "$SRC_BASE"; else echo "$SRC_PATCHED"; fi
 }
+
+# Fetch, apply, and build and pack both kernels of a side-by-side run:
+# stock 6.1 and the series, from the same fragments (make bench, make kaslr).
+build_stock_and_series() {
+	local v
+	"$TOP/harness/deps.sh" "$1" || exit 1
+	"$TOP/harness/fetch.sh" || exit 1
+	"$TOP/harness/apply.sh" || exit 1
+	for v in stock default; do
+		"$TOP/harness/build.sh" "$1" "$v" || exit 1
+		"$TOP/harness/initramfs.sh" "$1" "$v" || exit 1
+	done
+}

@@ -651,50 +651,41 @@ static void cache_test_nowait(struct kunit *test)
 }
 
 #ifdef CONFIG_FAULT_INJECTION
-static void fail_alias_times(int times)
-{
-	jit_fail_alias.verbose = 0;
-	jit_fail_alias.interval = 1;
-	jit_fail_alias.probability = times ? 100 : 0;
-	atomic_set(&jit_fail_alias.times, times);
-}
-
 /*
- * A huge page whose direct-map alias cannot be made read-only is not
- * used; if the alias cannot be made writable again either, its pages are
- * kept out of the page allocator.  Both are counted.
+ * Make the next @failures alias changes fail, then ask for memory: the
+ * huge page whose direct-map alias cannot be made read-only is not used;
+ * if its alias cannot be made writable again either, its pages are kept
+ * out of the page allocator.  Both are counted.
  */
-static void cache_test_alias_failure(struct kunit *test)
+static void alias_failure_case(struct kunit *test, int failures,
+			       unsigned long leaked)
 {
 	struct jit_cache_pool *pool = vmalloc_pool(test);
 	struct jit_cache_stats s;
 	void *p;
 
-	fail_alias_times(1);
+	jit_fail_alias.verbose = 0;
+	jit_fail_alias.interval = 1;
+	jit_fail_alias.probability = 100;
+	atomic_set(&jit_fail_alias.times, failures);
 	p = jit_cache_alloc(pool, 64, JIT_CACHE_USER_OTHER);
-	fail_alias_times(0);
+	jit_fail_alias.probability = 0;
 	KUNIT_EXPECT_NULL(test, p);
 	s = stats_of(pool);
 	KUNIT_EXPECT_EQ(test, s.alias_errors, 1UL);
 	KUNIT_EXPECT_EQ(test, s.huge_pages, 0UL);
-	KUNIT_EXPECT_EQ(test, s.leaked_pages, 0UL);
+	KUNIT_EXPECT_EQ(test, s.leaked_pages, leaked);
 	KUNIT_EXPECT_EQ(test, s.allocs, 0UL);
+}
+
+static void cache_test_alias_failure(struct kunit *test)
+{
+	alias_failure_case(test, 1, 0);
 }
 
 static void cache_test_alias_restore_failure(struct kunit *test)
 {
-	struct jit_cache_pool *pool = vmalloc_pool(test);
-	struct jit_cache_stats s;
-	void *p;
-
-	fail_alias_times(2);
-	p = jit_cache_alloc(pool, 64, JIT_CACHE_USER_OTHER);
-	fail_alias_times(0);
-	KUNIT_EXPECT_NULL(test, p);
-	s = stats_of(pool);
-	KUNIT_EXPECT_EQ(test, s.alias_errors, 1UL);
-	KUNIT_EXPECT_EQ(test, s.huge_pages, 0UL);
-	KUNIT_EXPECT_EQ(test, s.leaked_pages, PMD_SIZE >> PAGE_SHIFT);
+	alias_failure_case(test, 2, PMD_SIZE >> PAGE_SHIFT);
 }
 #else
 static void cache_test_alias_failure(struct kunit *test)
