@@ -397,6 +397,14 @@ err_free:
 /* Pool serving each text type the architecture marked cacheable. */
 static struct jit_cache_pool *jit_pools[JIT_TYPE_NR] __ro_after_init;
 
+/*
+ * Text of cacheable types that their pool could not serve and the core's
+ * page-granular path did, per type: requests so far, and pages now.  The
+ * core counts its own work; the pools' statistics files show these.
+ */
+static atomic_long_t jit_fallbacks[JIT_TYPE_NR];
+static atomic_long_t jit_fallback_pages[JIT_TYPE_NR];
+
 static const enum jit_cache_user jit_cache_users[JIT_TYPE_NR] = {
 	[JIT_TYPE_MODULE_TEXT]	= JIT_CACHE_USER_MODULES,
 	[JIT_TYPE_KPROBES]	= JIT_CACHE_USER_KPROBES,
@@ -441,8 +449,11 @@ static void *jit_cache_text_alloc(enum jit_alloc_type type, size_t len,
 	p = __jit_alloc(&jit_ctx, &as, true, len,
 			JIT_AREA_POKE | JIT_AREA_FALLBACK | JIT_AREA_ALIAS |
 			(type << JIT_AREA_TYPE_SHIFT), caller);
-	if (p)
-		jit_cache_note_fallback(jit_pools[type], len, true);
+	if (p) {
+		atomic_long_inc(&jit_fallbacks[type]);
+		atomic_long_add(PAGE_ALIGN(len) >> PAGE_SHIFT,
+				&jit_fallback_pages[type]);
+	}
 	return p;
 }
 
@@ -507,8 +518,43 @@ static void jit_cache_free_fallback(unsigned long area, size_t len)
 {
 	unsigned long type = area >> JIT_AREA_TYPE_SHIFT;
 
-	if ((area & JIT_AREA_FALLBACK) && type < JIT_TYPE_NR && jit_pools[type])
-		jit_cache_note_fallback(jit_pools[type], len, false);
+	if ((area & JIT_AREA_FALLBACK) && type < JIT_TYPE_NR)
+		atomic_long_sub(PAGE_ALIGN(len) >> PAGE_SHIFT,
+				&jit_fallback_pages[type]);
+}
+
+/**
+ * jit_alloc_pool_fallbacks() - what the core served for a pool
+ * @pool: a pool of the kernel's context
+ * @allocs: set to the requests served by the page-granular path so far
+ * @pages: set to the pages of those still live
+ *
+ * For the pool's statistics file; zero for pools the kernel's context
+ * does not use (the KUnit test's).
+ */
+void jit_alloc_pool_fallbacks(const struct jit_cache_pool *pool,
+			      unsigned long *allocs, unsigned long *pages)
+{
+	int i;
+
+	*allocs = *pages = 0;
+	for (i = 0; i < JIT_TYPE_NR; i++) {
+		if (jit_pools[i] != pool)
+			continue;
+		*allocs += atomic_long_read(&jit_fallbacks[i]);
+		*pages += atomic_long_read(&jit_fallback_pages[i]);
+	}
+}
+
+/**
+ * jit_alloc_type_pool() - the pool that serves a type, for the KUnit test
+ * @type: a text type
+ *
+ * Return: the pool, or %NULL when the type is not cached.
+ */
+struct jit_cache_pool *jit_alloc_type_pool(enum jit_alloc_type type)
+{
+	return type < JIT_TYPE_NR ? jit_pools[type] : NULL;
 }
 #else
 static struct jit_cache_pool *jit_pools[JIT_TYPE_NR];

@@ -72,8 +72,11 @@
  *
  * Fallback.  A request the pool cannot serve (no huge page to be had, range
  * exhausted or too small, request larger than a huge page) returns NULL here
- * and the jit core serves it from its page-granular path, which is counted
- * as fallback; the cache never fails a request the core would have served.
+ * and the jit core serves it from its page-granular path and counts it
+ * there (the pool's file shows the core's count); the cache never fails a
+ * request the core would have served.  The flow is one way: the core picks
+ * a backend - this cache, its page blocks (mm/jitalloc_blocks.c) or plain
+ * vmalloc - and each does and counts its own work.
  */
 
 #define pr_fmt(fmt) "jitalloc_cache: " fmt
@@ -988,27 +991,6 @@ void jit_cache_flush(struct jit_cache_pool *pool)
 }
 
 /**
- * jit_cache_note_fallback() - count a request served by the page allocator
- * @pool: the pool that could not serve it
- * @len: its length
- * @alloc: true when it was allocated, false when it is freed
- */
-void jit_cache_note_fallback(struct jit_cache_pool *pool, size_t len,
-			     bool alloc)
-{
-	unsigned long pages = PAGE_ALIGN(len) >> PAGE_SHIFT;
-
-	mutex_lock(&pool->lock);
-	if (alloc) {
-		pool->stats.fallbacks++;
-		pool->stats.fallback_pages += pages;
-	} else {
-		pool->stats.fallback_pages -= pages;
-	}
-	mutex_unlock(&pool->lock);
-}
-
-/**
  * jit_cache_get_stats() - snapshot of a pool's counters
  * @pool: the pool
  * @stats: filled in
@@ -1047,11 +1029,12 @@ static int jit_cache_stats_show(struct seq_file *m, void *v)
 {
 	struct jit_cache_pool *pool = m->private;
 	struct jit_cache_page *page;
+	unsigned long free, frag = 0, fallbacks, fallback_pages;
 	struct jit_cache_stats s;
-	unsigned long free, frag = 0;
 	int i;
 
 	jit_cache_get_stats(pool, &s);
+	jit_alloc_pool_fallbacks(pool, &fallbacks, &fallback_pages);
 	free = s.chunks_total - s.chunks_used;
 	if (free)
 		frag = 100 - s.largest_free_run * 100 / free;
@@ -1059,7 +1042,7 @@ static int jit_cache_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "range 0x%lx-0x%lx\n", pool->as.start, pool->as.end);
 	seq_printf(m, "huge_pages %lu\n", s.huge_pages);
 	seq_printf(m, "spare_pages %lu\n", s.spare_pages);
-	seq_printf(m, "fallback_pages %lu\n", s.fallback_pages);
+	seq_printf(m, "fallback_pages %lu\n", fallback_pages);
 	seq_printf(m, "chunk_size %lu\n", JIT_CACHE_CHUNK_SIZE);
 	seq_printf(m, "chunks_total %lu\n", s.chunks_total);
 	seq_printf(m, "chunks_used %lu\n", s.chunks_used);
@@ -1074,7 +1057,7 @@ static int jit_cache_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "high_water_bytes %lu\n", s.high_water);
 	seq_printf(m, "allocs %lu\n", s.allocs);
 	seq_printf(m, "frees %lu\n", s.frees);
-	seq_printf(m, "fallbacks %lu\n", s.fallbacks);
+	seq_printf(m, "fallbacks %lu\n", fallbacks);
 	seq_printf(m, "reclaims %lu\n", s.reclaims);
 	seq_printf(m, "alias_errors %lu\n", s.alias_errors);
 	seq_printf(m, "leaked_pages %lu\n", s.leaked_pages);

@@ -39,14 +39,12 @@ struct jit_cache_pool;
  * struct jit_cache_stats - a snapshot of one pool's counters
  * @huge_pages: PMD-sized pages held, in use or spare
  * @spare_pages: fully free huge pages kept for reuse
- * @fallback_pages: 4 KiB pages of live allocations the pool could not serve
  * @chunks_total: chunks in all huge pages
  * @chunks_used: chunks handed out
  * @largest_free_run: longest run of free chunks in any one huge page
  * @bytes_in_use: bytes handed out per &enum jit_cache_user, rounded to chunks
  * @allocs: successful allocations from huge pages
  * @frees: frees back into huge pages
- * @fallbacks: requests passed to the page-granular path
  * @reclaims: huge pages given back to vmalloc
  * @alias_errors: huge pages not used because their linear alias could not
  *	be made read-only
@@ -57,14 +55,12 @@ struct jit_cache_pool;
 struct jit_cache_stats {
 	unsigned long huge_pages;
 	unsigned long spare_pages;
-	unsigned long fallback_pages;
 	unsigned long chunks_total;
 	unsigned long chunks_used;
 	unsigned long largest_free_run;
 	unsigned long bytes_in_use[JIT_CACHE_USER_NR];
 	unsigned long allocs;
 	unsigned long frees;
-	unsigned long fallbacks;
 	unsigned long reclaims;
 	unsigned long alias_errors;
 	unsigned long leaked_pages;
@@ -112,6 +108,10 @@ struct jit_block_stats {
 
 /* mm/jitalloc.c: the debugfs directory, or NULL before debugfs is up */
 struct dentry *jit_debugfs_dir(void);
+/* mm/jitalloc.c: requests of a pool's types the core served instead */
+void jit_alloc_pool_fallbacks(const struct jit_cache_pool *pool,
+			      unsigned long *allocs, unsigned long *pages);
+struct jit_cache_pool *jit_alloc_type_pool(enum jit_alloc_type type);
 
 #ifdef CONFIG_JIT_ALLOC_CACHE
 struct jit_block_pool *jit_block_pool_create(const char *name,
@@ -138,8 +138,6 @@ void *jit_cache_alloc_nowait(struct jit_cache_pool *pool, size_t len,
 			     enum jit_cache_user user);
 int jit_cache_free(void *addr);
 int jit_cache_check_update(const void *addr, size_t len);
-void jit_cache_note_fallback(struct jit_cache_pool *pool, size_t len,
-			     bool alloc);
 void jit_cache_get_stats(struct jit_cache_pool *pool,
 			 struct jit_cache_stats *stats);
 unsigned long jit_cache_reclaim(struct jit_cache_pool *pool, bool spare);

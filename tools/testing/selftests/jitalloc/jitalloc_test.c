@@ -353,8 +353,7 @@ TEST(module_text_over_2mib)
 	if (cache_pool("modules", pool, sizeof(pool)))
 		SKIP(return, "no jitalloc cache pool serves module text here");
 
-	/* idle slot pages of earlier probes are gone after a second */
-	fb_before = settled_key_for(pool, "fallback_pages", 12);
+	fb_before = jt_read_key(pool, "fallback_pages");
 	ASSERT_EQ(0, jt_module_load(path, "")) TH_LOG("loading %s", path);
 	fb_loaded = jt_read_key(pool, "fallback_pages");
 	ASSERT_LT(0, jt_read("/sys/module/" BIGMOD_NAME "/parameters/selfcheck",
@@ -542,7 +541,8 @@ TEST(kprobe_slots_from_cache)
 	if (cache_pool("kprobes", pool, sizeof(pool)))
 		SKIP(return, "no jitalloc cache pool serves kprobes here");
 	before = settled_key_for(pool, "bytes_in_use_kprobes", 12);
-	fb_before = jt_read_key(pool, "fallback_pages");
+	/* idle slot pages of earlier probes are gone after a second */
+	fb_before = settled_key_for(pool, "fallback_pages", 12);
 	/* the first offset the kprobe checks accept that ftrace does not own */
 	for (off = 1; off < 64; off++) {
 		snprintf(ev, sizeof(ev), "p:jitalloc/jt_slot %s+%d\n",
@@ -717,6 +717,7 @@ TEST(no_direct_map_splits_from_module_cycles)
 
 #define CHURN_SECONDS	3
 #define CHURN_MIN_CYCLES 3
+#define CHURN_MAX_SECONDS 60
 #define CHURN_FILES	8
 
 /*
@@ -731,7 +732,30 @@ struct churn_stat {
 	unsigned long wx_first;
 };
 
-static struct churn_stat *churn_me;
+static struct churn_stat *churn_me, *churn_all;
+
+/*
+ * Go on churning?  For CHURN_SECONDS, then until every worker (the first
+ * four; module churn only with modules) did CHURN_MIN_CYCLES, which a slow
+ * kernel (KASAN, lockdep under TCG) needs, but never past CHURN_MAX_SECONDS.
+ */
+static int churn_continue(time_t end)
+{
+	time_t now = time(NULL);
+	int i;
+
+	if (now < end)
+		return 1;
+	if (now >= end - CHURN_SECONDS + CHURN_MAX_SECONDS)
+		return 0;
+	for (i = 0; i < 4; i++) {
+		if (i == 1 && access("/proc/modules", F_OK))
+			continue;
+		if (churn_all[i].cycles < CHURN_MIN_CYCLES)
+			return 1;
+	}
+	return 0;
+}
 
 static long long now_ns(void)
 {
@@ -755,7 +779,7 @@ static int churn_wx_sampler(time_t end)
 {
 	struct jt_pt_summary pt;
 
-	while (time(NULL) < end) {
+	while (churn_continue(end)) {
 		if (jt_pt_scan(&pt))
 			return -1;
 		churn_me->wx_samples++;
@@ -771,7 +795,7 @@ static int churn_bpf(time_t end)
 {
 	int n = 0, fds[16], i;
 
-	while (time(NULL) < end) {
+	while (churn_continue(end)) {
 		for (i = 0; i < 16; i++) {
 			fds[i] = jt_bpf_load(i, (n + i) % 24);
 			if (fds[i] < 0)
@@ -793,7 +817,7 @@ static int churn_modules(time_t end)
 
 	if (access("/proc/modules", F_OK))
 		return 0;
-	while (time(NULL) < end) {
+	while (churn_continue(end)) {
 		if (jt_module_load(testmod_path(), "") ||
 		    jt_module_unload(TESTMOD_NAME))
 			return -1;
@@ -808,7 +832,7 @@ static int churn_kprobes(time_t end)
 	const char *enable = JT_TRACEFS "/events/jitalloc/jt_churn/enable";
 	int n = 0;
 
-	while (time(NULL) < end) {
+	while (churn_continue(end)) {
 		if (jt_append(events, "p:jitalloc/jt_churn " PROBE_FUNC "\n") ||
 		    jt_write(enable, "1"))
 			return -1;
@@ -827,7 +851,7 @@ static int churn_ftrace(time_t end)
 	int n = 0;
 
 	rmdir(dir);
-	while (time(NULL) < end) {
+	while (churn_continue(end)) {
 		if (mkdir(dir, 0755) ||
 		    jt_write(JT_TRACEFS "/instances/jt_churn/set_ftrace_filter",
 			     PROBE_FUNC) ||
@@ -878,6 +902,7 @@ TEST(churn_all_users_concurrently)
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	ASSERT_NE(MAP_FAILED, st);
 	memset(st, 0, sizeof(*st) * 5);
+	churn_all = st;
 	dp = opendir(JT_DEBUGFS "/jitalloc");
 	while (dp && (d = readdir(dp)) && nfiles < CHURN_FILES) {
 		if (!stats_file(d))
