@@ -566,7 +566,7 @@ TEST(kprobe_slots_from_cache)
 	    fb_probed > fb_before) {
 		jt_write(JT_TRACEFS "/events/jitalloc/jt_slot/enable", "0");
 		jt_append(events, "-:jitalloc/jt_slot\n");
-		SKIP(return, "the cache holds no huge page: the slot page came from the counted fallback");
+		SKIP(return, "no huge page: the slot came from the fallback");
 	}
 	EXPECT_LT(before, probed) TH_LOG("%s+%d took no slot bytes", PROBE_FUNC, off);
 	if (optimized)
