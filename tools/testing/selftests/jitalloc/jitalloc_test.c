@@ -972,7 +972,10 @@ TEST(churn_all_users_concurrently)
 			check_pool_huge_pages(_metadata, paths[i]);
 }
 
-/* Read @len bytes of kernel memory at @addr through /proc/kcore. */
+/*
+ * Read @len bytes of kernel memory at @addr through /proc/kcore: the bytes
+ * read, -1 on a failed read, -2 when no segment of kcore covers @addr.
+ */
 static long kcore_read(int fd, const struct elf64_hdr *eh,
 		       unsigned long addr, void *buf, size_t len)
 {
@@ -988,7 +991,7 @@ static long kcore_read(int fd, const struct elf64_hdr *eh,
 			continue;
 		return pread(fd, buf, len, ph.p_offset + (addr - ph.p_vaddr));
 	}
-	return -1;
+	return -2;
 }
 
 /*
@@ -1002,7 +1005,8 @@ TEST(kcore_reads_cache_pages)
 	static char buf[2UL << 20];
 	unsigned long addrs[MAX_HUGE_PAGES];
 	char pool[512], seen[4][512];
-	int fd, u, i, n, pools = 0, pages = 0;
+	int fd, u, i, n, pools = 0, pages = 0, hidden = 0;
+	long got;
 	struct elf64_hdr eh;
 
 	fd = open("/proc/kcore", O_RDONLY);
@@ -1019,14 +1023,22 @@ TEST(kcore_reads_cache_pages)
 			continue;
 		strcpy(seen[pools++], pool);
 		n = huge_page_addrs(pool, addrs);
-		for (i = 0; i < n; i++, pages++)
-			EXPECT_EQ((long)sizeof(buf),
-				  kcore_read(fd, &eh, addrs[i], buf, sizeof(buf)))
+		for (i = 0; i < n; i++, pages++) {
+			got = kcore_read(fd, &eh, addrs[i], buf, sizeof(buf));
+			if (got == -2) {
+				hidden++;
+				continue;
+			}
+			EXPECT_EQ((long)sizeof(buf), got)
 				TH_LOG("kcore read of huge page 0x%lx", addrs[i]);
+		}
 	}
 	close(fd);
 	if (!pages)
 		SKIP(return, "no cache pool holds a huge page now");
+	/* x86 kcore shows the module area only with CONFIG_MODULES */
+	if (hidden == pages)
+		SKIP(return, "kcore does not cover the cache's range here");
 }
 
 TEST(no_wx_mapping_after_users)
