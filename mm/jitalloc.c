@@ -331,6 +331,7 @@ static void *__jit_alloc(const struct jit_alloc_ctx *ctx,
 	const struct jit_alloc_params *p = &ctx->params;
 	bool primary, fallback;
 	gfp_t gfp = GFP_KERNEL;
+	unsigned long off;
 	bool blocks = false;
 	void *addr = NULL;
 
@@ -347,11 +348,11 @@ static void *__jit_alloc(const struct jit_alloc_ctx *ctx,
 	if (!text || !p->text_fill)
 		gfp |= __GFP_ZERO;
 
-	if (primary && jit_range_fits(as->start + jit_random_offset(ctx),
-				      as->end, len))
-		addr = jit_vmalloc(ctx, as->start + jit_random_offset(ctx),
-				   as->end, as->pgprot, len, gfp | __GFP_NOWARN,
-				   caller, &blocks);
+	/* above the KASLR offset first; without one, that is the range itself */
+	off = jit_random_offset(ctx);
+	if (primary && off && jit_range_fits(as->start + off, as->end, len))
+		addr = jit_vmalloc(ctx, as->start + off, as->end, as->pgprot,
+				   len, gfp | __GFP_NOWARN, caller, &blocks);
 	if (!addr && primary)
 		addr = jit_vmalloc(ctx, as->start, as->end, as->pgprot, len,
 				   fallback ? gfp | __GFP_NOWARN : gfp, caller,
