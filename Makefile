@@ -5,6 +5,7 @@
 #   make test     everything the project tests; ends "N passed, N failed"
 #   make bench    side-by-side with stock 6.1: harness/bench.sh
 #   make kaslr    module KASLR entropy over 50 boots, stock vs the series
+#   make soak     10 minutes of churn under memory pressure (SOAK_SECONDS=)
 #   make shell    interactive guest (ARCH=, VARIANT=)
 #   make check    checkpatch --strict and kernel-doc on what the series adds
 #   make series   git format-patch series with a cover letter in build/series
@@ -17,7 +18,7 @@ ARCH ?= x86_64
 VARIANT ?= default
 export ACCEL
 
-.PHONY: run test bench kaslr shell check series patches reset-tree cross deps clean
+.PHONY: run test bench kaslr soak shell check series patches reset-tree cross deps clean
 
 run:
 	@harness/run.sh $(ARCH) $(VARIANT) demo
@@ -30,6 +31,9 @@ bench:
 
 kaslr:
 	@harness/kaslr.sh $(ARCH)
+
+soak:
+	@harness/soak.sh
 
 shell:
 	@harness/run.sh $(ARCH) $(VARIANT) shell interactive

@@ -5,7 +5,9 @@
 # Console log: build/logs/console-ARCH-VARIANT-SCENARIO.log
 # Exit non-zero on timeout, panic, oops, BUG, WARNING, KASAN, lockdep or a
 # W+X report, printing the last 50 console lines.
-# Environment: ACCEL=tcg (default) or kvm; BOOT_TIMEOUT seconds (default 600).
+# Environment: ACCEL=tcg (default) or kvm; BOOT_TIMEOUT seconds (default 600);
+# GUEST_ARGS: more kernel command-line words (the guest's /init sees
+# name=value words as environment, e.g. jt_soak=600).
 . "$(dirname "$0")/lib.sh"
 
 arch=$1 variant=$2 scenario=$3 mode=$4
@@ -32,6 +34,8 @@ append="panic=-1 oops=panic jt_scenario=$scenario"
 # The bench compares two kernels: no KUnit suites at boot in either.
 [ "$scenario" = bench ] && append="$append kunit.enable=0"
 [ "$scenario" = kaslr ] && append="$append kunit.enable=0"
+[ "$scenario" = soak ] && append="$append kunit.enable=0"
+[ -n "$GUEST_ARGS" ] && append="$append $GUEST_ARGS"
 case "$arch" in
 x86_64)
 	command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 not found (make deps)"

@@ -1,9 +1,16 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Install the Debian packages the harness needs, only those missing.
-# Usage: harness/deps.sh [ARCH...]
+# Usage: harness/deps.sh [--stress] [ARCH...]
+# --stress also unpacks stress-ng and its libraries for each ARCH's guest
+# into build/dl/ARCH/root (make soak), without installing them.
 . "$(dirname "$0")/lib.sh"
 
+stress=
+if [ "$1" = --stress ]; then
+	stress=1
+	shift
+fi
 PKGS="linux-source-6.1 flex bison bc libelf-dev libssl-dev ccache cpio kmod
       xz-utils gzip python3 busybox-static qemu-system-x86 make gcc libc6-dev"
 ARM64_PKGS="qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross"
@@ -56,5 +63,42 @@ if echo " $arches " | grep -q ' arm64 '; then
 			die "could not unpack busybox-static:arm64"
 		[ -x "$bb" ] || die "busybox-static:arm64 has no bin/busybox"
 	fi
+fi
+
+# stress-ng for a guest: the .debs of stress-ng and everything it depends
+# on, for the guest's Debian architecture, unpacked into one root.
+guest_stress() {
+	local arch=$1 debarch root pkgs
+	case "$arch" in
+	x86_64) debarch=amd64 ;;
+	arm64) debarch=arm64 ;;
+	esac
+	root=$DL/$arch/root
+	[ -x "$root/usr/bin/stress-ng" ] && return 0
+	if [ "$debarch" != "$(dpkg --print-architecture)" ] &&
+	   ! dpkg --print-foreign-architectures | grep -qx "$debarch"; then
+		dpkg --add-architecture "$debarch" ||
+			die "dpkg --add-architecture $debarch failed"
+		apt_updated=
+	fi
+	apt_update
+	pkgs=$(apt-cache depends --recurse --no-recommends --no-suggests \
+		--no-conflicts --no-breaks --no-replaces --no-enhances \
+		"stress-ng:$debarch" 2>/dev/null | grep -v '^ ' | grep -v '^<' | sort -u)
+	[ -n "$pkgs" ] || die "apt-cache knows no stress-ng:$debarch"
+	mkdir -p "$DL/$arch/debs" "$root"
+	(cd "$DL/$arch/debs" && apt-get download -q $pkgs \
+		>"$LOGS/apt-download-stress-$arch.log" 2>&1) ||
+		die "could not download stress-ng:$debarch and its dependencies (log: build/logs/apt-download-stress-$arch.log)"
+	for deb in "$DL/$arch/debs"/*.deb; do
+		dpkg -x "$deb" "$root" || die "could not unpack ${deb##*/}"
+	done
+	[ -x "$root/usr/bin/stress-ng" ] || die "stress-ng:$debarch has no usr/bin/stress-ng"
+}
+
+if [ -n "$stress" ]; then
+	for a in $arches; do
+		guest_stress "$a"
+	done
 fi
 exit 0

@@ -3,8 +3,8 @@
 """Read KUnit (KTAP) and kselftest (TAP) results out of a guest console log.
 
 usage: parse_results.py LOG --label L [--kunit SUITE ...] [--selftest NAME ...]
-                        [--expected-skips FILE] [--require LINE ...]
-                        [--totals FILE]
+                        [--expect-fail NAME ...] [--expected-skips FILE]
+                        [--require LINE ...] [--totals FILE]
 
 Prints every failed test by name, every skipped test with its reason, a
 line per expected suite that did not run, and "label: N passed, N failed,
@@ -17,6 +17,11 @@ are reported, so the list does not go stale silently.  --require names a
 console line that must appear.  With --totals, appends "passed failed
 skipped" to FILE for the caller to sum.  Exit status 1 on any failure or
 missing suite.
+
+--expect-fail names selftests that are negative controls (run on stock
+6.1): each of their cases must fail, and is counted as passed and printed
+as XFAIL; a case that passes or skips there fails, since then the test
+cannot tell the series from stock.
 """
 import argparse
 import re
@@ -41,8 +46,10 @@ class Tally:
         self.passed = self.failed = self.skipped = 0
         self.failures = []
         self.skips = []
+        self.xfails = []
         self.expected = expected_skips or []
         self.used = set()
+        self.control = False
 
     def skip_expected(self, name):
         for pat in self.expected:
@@ -52,7 +59,17 @@ class Tally:
         return False
 
     def add(self, status, name, directive):
-        if directive and directive.upper().startswith('SKIP'):
+        if self.control:
+            if directive and directive.upper().startswith('SKIP'):
+                self.fail(f'{name}: the control skipped: '
+                          f'{directive[4:].strip()}')
+            elif status == 'ok':
+                self.fail(f'{name} passed on stock: it cannot tell the '
+                          'series from stock')
+            else:
+                self.passed += 1
+                self.xfails.append(name)
+        elif directive and directive.upper().startswith('SKIP'):
             self.skipped += 1
             reason = directive[4:].strip() or '(no reason given)'
             ok = self.skip_expected(name)
@@ -133,6 +150,7 @@ def main():
     ap.add_argument('--label', required=True)
     ap.add_argument('--kunit', nargs='*', default=[])
     ap.add_argument('--selftest', nargs='*', default=[])
+    ap.add_argument('--expect-fail', nargs='*', default=[])
     ap.add_argument('--expected-skips')
     ap.add_argument('--require', nargs='*', default=[])
     ap.add_argument('--totals')
@@ -194,18 +212,20 @@ def main():
         if s not in kunit_suites:
             missing.append(f'kunit suite {s}')
 
-    for name in args.selftest:
+    for name in args.selftest + args.expect_fail:
         b = blocks.get(name)
         if not b:
             missing.append(f'selftest {name}')
             continue
         before = (tally.passed, tally.failed, tally.skipped)
+        tally.control = name in args.expect_fail
         parse_tap(b['lines'], 'selftest.' + name, tally)
+        control, tally.control = tally.control, False
         if (tally.passed, tally.failed, tally.skipped) == before:
             missing.append(f'selftest {name} (no TAP results)')
         elif b['rc'] is None:
             missing.append(f'selftest {name} (did not finish)')
-        elif b['rc'] != 0 and tally.failed == before[1]:
+        elif b['rc'] != 0 and tally.failed == before[1] and not control:
             tally.failed += 1
             tally.failures.append(f'selftest.{name} exited with status {b["rc"]}')
 
@@ -218,6 +238,8 @@ def main():
     for pat in expected:
         if pat not in tally.used:
             print(f'{args.label}: note: expected skip "{pat}" did not happen')
+    for name in tally.xfails:
+        print(f'{args.label}: XFAIL {name} (fails on stock, as it must)')
     for f in tally.failures:
         print(f'{args.label}: FAIL {f}')
     for m in missing:

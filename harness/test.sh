@@ -5,7 +5,10 @@
 # TEST_TARGETS overrides the matrix, e.g. TEST_TARGETS="x86_64:default".
 . "$(dirname "$0")/lib.sh"
 
-TARGETS=${TEST_TARGETS:-"x86_64:default arm64:default arm64:hugevmap x86_64:nomodules x86_64:debug"}
+# x86_64:stock is the negative control: stock 6.1 from the same config,
+# where every claim test (tools/testing/selftests/jitalloc/
+# jitalloc_claims.h) must fail.
+TARGETS=${TEST_TARGETS:-"x86_64:default arm64:default arm64:hugevmap x86_64:nomodules x86_64:debug x86_64:stock"}
 # Suites every patched kernel must run; a missing one is a failure.
 KUNIT_SUITES="jitalloc jitalloc_cache jitalloc_blocks"
 SELFTESTS="jitalloc"
@@ -39,6 +42,14 @@ for t in $TARGETS; do
 	fi
 	if ! "$TOP/harness/initramfs.sh" "$arch" "$variant"; then
 		fail_step "$label: initramfs (log: build/logs/initramfs-$label.log)"
+		continue
+	fi
+	if [ "$variant" = stock ]; then
+		"$TOP/harness/boot.sh" "$arch" "$variant" control ||
+			fail_step "$label: boot"
+		python3 "$TOP/harness/parse_results.py" \
+			"$LOGS/console-$label-control.log" --label "$label" \
+			--expect-fail jitalloc_control --totals "$totals"
 		continue
 	fi
 	"$TOP/harness/boot.sh" "$arch" "$variant" test || fail_step "$label: boot"

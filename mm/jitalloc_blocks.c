@@ -412,6 +412,7 @@ static unsigned long jit_block_reclaim(struct jit_block_pool *bp)
 	if (!mutex_trylock(&bp->lock))
 		return 0;
 	freed = jit_block_release_free(bp, false);
+	bp->stats.shrinker_reclaims += freed;
 	mutex_unlock(&bp->lock);
 	return freed;
 }
@@ -444,6 +445,7 @@ static int jit_block_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "frees %lu\n", s.frees);
 	seq_printf(m, "fallbacks %lu\n", s.fallbacks);
 	seq_printf(m, "reclaims %lu\n", s.reclaims);
+	seq_printf(m, "shrinker_reclaims %lu\n", s.shrinker_reclaims);
 	seq_printf(m, "leaked_pages %lu\n", s.leaked_pages);
 	return 0;
 }

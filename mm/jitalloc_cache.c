@@ -957,6 +957,8 @@ unsigned long jit_cache_reclaim(struct jit_cache_pool *pool, bool spare)
 		list_move(&page->list, &victims);
 		pool->stats.huge_pages--;
 		pool->stats.reclaims++;
+		if (spare)
+			pool->stats.shrinker_reclaims++;
 		freed++;
 	}
 	mutex_unlock(&pool->lock);
@@ -1024,12 +1026,86 @@ static const char * const jit_cache_user_names[JIT_CACHE_USER_NR] = {
 	[JIT_CACHE_USER_MODULES]	= "modules",
 };
 
+/**
+ * struct jit_cache_mappings - what the page tables say about a pool
+ * @checked: huge pages walked
+ * @one_entry: huge pages mapped by one entry each (one TLB entry)
+ * @writable: huge pages with a writable byte
+ * @not_exec: huge pages with a byte that is not executable
+ * @alias_writable: huge pages whose linear alias has a writable byte,
+ *	counted only where the arch protects aliases
+ */
+struct jit_cache_mappings {
+	unsigned long checked;
+	unsigned long one_entry;
+	unsigned long writable;
+	unsigned long not_exec;
+	unsigned long alias_writable;
+};
+
+/*
+ * Walk the leaf entries over [@start, @start + @len): is the range one
+ * entry, is any of it writable, is all of it executable?
+ */
+static void jit_cache_walk(unsigned long start, unsigned long len,
+			   bool *one, bool *writable, bool *exec)
+{
+	unsigned long addr = start, end = start + len;
+	struct jit_leaf leaf;
+
+	*one = false;
+	*writable = false;
+	*exec = true;
+	while (addr < end) {
+		jit_arch_kernel_leaf(addr, &leaf);
+		if (!leaf.size) {
+			*exec = false;
+			addr += PAGE_SIZE;
+			continue;
+		}
+		if (addr == start && leaf.size >= len)
+			*one = true;
+		*writable |= leaf.writable;
+		*exec &= leaf.exec;
+		addr = ALIGN_DOWN(addr, leaf.size) + leaf.size;
+	}
+}
+
+/*
+ * Read the kernel page tables over every huge page of @pool and its linear
+ * alias: the state as the MMU sees it, not as the pool meant to set it up.
+ */
+static void jit_cache_check_mappings(struct jit_cache_pool *pool,
+				     struct jit_cache_mappings *mp)
+{
+	bool protected = jit_arch_alias_protected();
+	struct jit_cache_page *page;
+	bool one, w, x;
+
+	memset(mp, 0, sizeof(*mp));
+	mutex_lock(&pool->lock);
+	list_for_each_entry(page, &pool->pages, list) {
+		jit_cache_walk((unsigned long)page->addr, PMD_SIZE, &one, &w, &x);
+		mp->checked++;
+		mp->one_entry += one;
+		mp->writable += w;
+		mp->not_exec += !x;
+		if (!protected)
+			continue;
+		jit_cache_walk((unsigned long)jit_cache_linear_alias(page->addr),
+			       PMD_SIZE, &one, &w, &x);
+		mp->alias_writable += w;
+	}
+	mutex_unlock(&pool->lock);
+}
+
 /* One "key value" per line; Documentation/mm/jitalloc.rst explains them. */
 static int jit_cache_stats_show(struct seq_file *m, void *v)
 {
 	struct jit_cache_pool *pool = m->private;
 	struct jit_cache_page *page;
 	unsigned long free, frag = 0, fallbacks, fallback_pages;
+	struct jit_cache_mappings mp;
 	struct jit_cache_stats s;
 	int i;
 
@@ -1059,8 +1135,16 @@ static int jit_cache_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "frees %lu\n", s.frees);
 	seq_printf(m, "fallbacks %lu\n", fallbacks);
 	seq_printf(m, "reclaims %lu\n", s.reclaims);
+	seq_printf(m, "shrinker_reclaims %lu\n", s.shrinker_reclaims);
 	seq_printf(m, "alias_errors %lu\n", s.alias_errors);
 	seq_printf(m, "leaked_pages %lu\n", s.leaked_pages);
+	jit_cache_check_mappings(pool, &mp);
+	seq_printf(m, "mapped_checked %lu\n", mp.checked);
+	seq_printf(m, "mapped_one_entry %lu\n", mp.one_entry);
+	seq_printf(m, "mapped_writable %lu\n", mp.writable);
+	seq_printf(m, "mapped_not_exec %lu\n", mp.not_exec);
+	seq_printf(m, "aliases_protected %d\n", jit_arch_alias_protected());
+	seq_printf(m, "alias_writable %lu\n", mp.alias_writable);
 	seq_puts(m, "huge_page_addrs");
 	mutex_lock(&pool->lock);
 	list_for_each_entry(page, &pool->pages, list)

@@ -46,6 +46,7 @@ struct jit_cache_pool;
  * @allocs: successful allocations from huge pages
  * @frees: frees back into huge pages
  * @reclaims: huge pages given back to vmalloc
+ * @shrinker_reclaims: of those, given back by the shrinker
  * @alias_errors: huge pages not used because their linear alias could not
  *	be made read-only
  * @leaked_pages: 4 KiB pages kept out of the page allocator because their
@@ -62,6 +63,7 @@ struct jit_cache_stats {
 	unsigned long allocs;
 	unsigned long frees;
 	unsigned long reclaims;
+	unsigned long shrinker_reclaims;
 	unsigned long alias_errors;
 	unsigned long leaked_pages;
 	unsigned long high_water;
@@ -91,6 +93,7 @@ struct jit_cache_page;
  * @frees: allocations given back to blocks
  * @fallbacks: requests passed to vmalloc for want of a block
  * @reclaims: blocks given back to the page allocator
+ * @shrinker_reclaims: of those, given back by the shrinker
  * @leaked_pages: pages kept out of use because their direct-map alias could
  *	not be reset to its default
  */
@@ -103,6 +106,7 @@ struct jit_block_stats {
 	unsigned long frees;
 	unsigned long fallbacks;
 	unsigned long reclaims;
+	unsigned long shrinker_reclaims;
 	unsigned long leaked_pages;
 };
 
@@ -159,6 +163,28 @@ bool jit_cache_refill_end(struct jit_cache_pool *pool,
  */
 int jit_arch_protect_alias(void *addr, size_t len, bool protect);
 int jit_protect_alias(void *addr, size_t len, bool protect);
+
+/**
+ * struct jit_leaf - the kernel page-table entry that maps one address
+ * @size: bytes that entry maps, one TLB entry (a contiguous-bit run counts
+ *	as one); 0 when the address is not mapped
+ * @writable: the kernel may write through it
+ * @exec: the kernel may execute through it
+ */
+struct jit_leaf {
+	unsigned long size;
+	bool writable;
+	bool exec;
+};
+
+/*
+ * Architecture hooks for the checks in debugfs: read the leaf entry that
+ * maps kernel address @addr in init_mm's page tables, and tell whether
+ * jit_arch_protect_alias() really changes the linear map here (it cannot
+ * where the linear map is made of blocks the kernel does not split).
+ */
+void jit_arch_kernel_leaf(unsigned long addr, struct jit_leaf *leaf);
+bool jit_arch_alias_protected(void);
 
 #ifdef CONFIG_FAULT_INJECTION
 #include <linux/fault-inject.h>

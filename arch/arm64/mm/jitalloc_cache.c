@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * arm64 hooks for the jit allocator's read-only executable memory: writing
- * it through the text-poking fixmap, and making the linear-map alias of a
- * cached huge page read-only.
+ * it through the text-poking fixmap, making the linear-map alias of a
+ * cached huge page read-only, and reading back how both are mapped.
  */
 #include <linux/jitalloc.h>
 #include <linux/mm.h>
@@ -63,4 +63,56 @@ int jit_arch_protect_alias(void *addr, size_t len, bool protect)
 				  &protect);
 	flush_tlb_kernel_range(start, start + len);
 	return ret;
+}
+
+bool jit_arch_alias_protected(void)
+{
+	return can_set_direct_map();
+}
+
+/*
+ * Walk init_mm's tables down to the entry mapping @addr.  Writable means
+ * the hardware permits writes (AP[2], PTE_RDONLY, clear), executable that
+ * PXN is clear; a block or page with the contiguous bit is one TLB entry
+ * for the whole contiguous run.
+ */
+void jit_arch_kernel_leaf(unsigned long addr, struct jit_leaf *leaf)
+{
+	pgd_t *pgdp = pgd_offset_k(addr);
+	p4d_t *p4dp;
+	pud_t *pudp, pud;
+	pmd_t *pmdp, pmd;
+	pte_t pte;
+
+	memset(leaf, 0, sizeof(*leaf));
+	if (pgd_none(READ_ONCE(*pgdp)))
+		return;
+	p4dp = p4d_offset(pgdp, addr);
+	if (p4d_none(READ_ONCE(*p4dp)))
+		return;
+	pudp = pud_offset(p4dp, addr);
+	pud = READ_ONCE(*pudp);
+	if (pud_none(pud))
+		return;
+	if (pud_sect(pud)) {
+		pte = pud_pte(pud);
+		leaf->size = PUD_SIZE;
+		goto found;
+	}
+	pmdp = pmd_offset(pudp, addr);
+	pmd = READ_ONCE(*pmdp);
+	if (pmd_none(pmd))
+		return;
+	if (pmd_sect(pmd)) {
+		pte = pmd_pte(pmd);
+		leaf->size = pmd_cont(pmd) ? CONT_PMD_SIZE : PMD_SIZE;
+		goto found;
+	}
+	pte = READ_ONCE(*pte_offset_kernel(pmdp, addr));
+	if (!pte_valid(pte))
+		return;
+	leaf->size = pte_cont(pte) ? CONT_PTE_SIZE : PAGE_SIZE;
+found:
+	leaf->writable = !(pte_val(pte) & PTE_RDONLY);
+	leaf->exec = !(pte_val(pte) & PTE_PXN);
 }

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
  * x86 hooks for the jit allocator's read-only executable memory: writing
- * it with text poking, and protecting the direct-map alias of a cached
- * huge page.
+ * it with text poking, protecting the direct-map alias of a cached huge
+ * page, and reading back how both are mapped.
  */
 #include <linux/jitalloc.h>
 #include <linux/mm.h>
@@ -26,6 +26,25 @@ int jit_arch_protect_alias(void *addr, size_t len, bool protect)
 	if (protect)
 		return set_memory_ro(start, numpages);
 	return set_memory_rw(start, numpages);
+}
+
+/* The direct map is split as needed, so every alias can be protected. */
+bool jit_arch_alias_protected(void)
+{
+	return true;
+}
+
+void jit_arch_kernel_leaf(unsigned long addr, struct jit_leaf *leaf)
+{
+	unsigned int level;
+	pte_t *pte = lookup_address(addr, &level);
+
+	memset(leaf, 0, sizeof(*leaf));
+	if (!pte || !pte_present(*pte))
+		return;
+	leaf->size = page_level_size(level);
+	leaf->writable = pte_write(*pte);
+	leaf->exec = pte_exec(*pte);
 }
 
 /* Writes into read-only executable jit text go through text poking. */

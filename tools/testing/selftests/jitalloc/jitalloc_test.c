@@ -19,7 +19,6 @@
 #include "jitalloc_util.h"
 
 #define TESTMOD_NAME	"jitalloc_testmod"
-#define PROBE_FUNC	"do_filp_open"
 /* page blocks of page-granular allocations; every other file is a pool */
 #define BLOCKS_FILE	"page_blocks"
 #define BLOCKS_PATH	JT_DEBUGFS "/jitalloc/" BLOCKS_FILE
@@ -47,15 +46,6 @@ static unsigned long section_addr(const char *section)
 }
 
 #define NO_PTDUMP "no page-table dump in debugfs (PTDUMP_DEBUGFS off); DEBUG_WX checked at boot"
-
-/* Trigger PROBE_FUNC from user space. */
-static void open_something(void)
-{
-	int fd = open("/proc/self/stat", O_RDONLY);
-
-	if (fd >= 0)
-		close(fd);
-}
 
 /* Refused API calls (double frees, stray writes) so far, all kinds. */
 static long refused_calls(void)
@@ -500,18 +490,62 @@ TEST(bpf_programs_in_chunks)
 }
 
 /*
- * Every huge page the pool file @path lists must be one read-only,
- * executable 2 MiB entry in the kernel page tables.  Returns how many the
- * pool holds.
+ * The kernel's own read of the page tables over the huge pages of pool
+ * file @path (its mapped_* and alias_* keys, from one read of the file):
+ * how many huge pages are mapped wrong, i.e. not by one entry, writable,
+ * not executable, or with a writable linear alias.  *@pages gets the
+ * number walked; -1 if the file lacks the keys.
+ */
+static long pool_mapping_errors(const char *path, long *pages)
+{
+	static char buf[1 << 14];
+	long one, w, nx, alias;
+
+	*pages = -1;
+	if (jt_read(path, buf, sizeof(buf)) <= 0)
+		return -1;
+	*pages = jt_key_in(buf, "mapped_checked");
+	one = jt_key_in(buf, "mapped_one_entry");
+	w = jt_key_in(buf, "mapped_writable");
+	nx = jt_key_in(buf, "mapped_not_exec");
+	alias = jt_key_in(buf, "alias_writable");
+	if (*pages < 0 || one < 0 || w < 0 || nx < 0 || alias < 0)
+		return -1;
+	return (*pages - one) + w + nx + alias;
+}
+
+/*
+ * Every huge page of pool file @path must be one read-only, executable
+ * 2 MiB entry with a read-only linear alias: as the kernel reads its page
+ * tables (every arch), and as ptdump shows it where it is built.  Returns
+ * how many the pool holds.
  */
 static int check_pool_huge_pages(struct __test_metadata *_metadata,
 				 const char *path)
 {
+	static char buf[1 << 14];
 	unsigned long addrs[MAX_HUGE_PAGES];
 	int n, k;
 
+	ASSERT_LT(0, jt_read(path, buf, sizeof(buf)));
+	EXPECT_LE(0, jt_key_in(buf, "mapped_checked"))
+		TH_LOG("%s: no page-table check", path);
+	EXPECT_EQ(jt_key_in(buf, "mapped_checked"),
+		  jt_key_in(buf, "mapped_one_entry"))
+		TH_LOG("%s: huge pages not mapped by one entry", path);
+	EXPECT_EQ(0, jt_key_in(buf, "mapped_writable"))
+		TH_LOG("%s: writable huge pages", path);
+	EXPECT_EQ(0, jt_key_in(buf, "mapped_not_exec"))
+		TH_LOG("%s: huge pages not executable", path);
+	EXPECT_EQ(0, jt_key_in(buf, "alias_writable"))
+		TH_LOG("%s: huge pages with a writable linear alias", path);
+#ifdef __x86_64__
+	EXPECT_EQ(1, jt_key_in(buf, "aliases_protected"));
+#endif
 	n = huge_page_addrs(path, addrs);
 	ASSERT_LE(0, n) TH_LOG("%s: no readable huge_page_addrs", path);
+	if (!jt_ptdump_path())
+		return n;
 	for (k = 0; k < n; k++) {
 		unsigned long addr = addrs[k];
 		struct jt_pt_entry e;
@@ -601,8 +635,6 @@ TEST(cache_huge_pages_pmd_mapped)
 	struct dirent *d;
 	DIR *dp;
 
-	if (!jt_ptdump_path())
-		SKIP(return, NO_PTDUMP);
 	dp = opendir(dir);
 	if (!dp)
 		SKIP(return, "no %s: kernel without CONFIG_JIT_ALLOC_CACHE", dir);
@@ -625,59 +657,21 @@ TEST(cache_huge_pages_pmd_mapped)
 }
 
 /*
- * With the cache, JIT users never change permissions of 4 KiB pages, so
- * BPF programs, a kprobe and ftrace trampolines (one per tracing instance)
- * split no direct-map PMD.  Stock 6.1 splits one for most trampolines.
+ * The claims of jitalloc_claims.h hold where the cache serves BPF from
+ * huge pages; elsewhere there is nothing to claim.
  */
-#define SPLIT_INSTANCES	10
-
-TEST(no_direct_map_splits_from_jit_users)
+static int claims_apply(char *why, size_t len)
 {
-	const char *events = JT_TRACEFS "/kprobe_events";
-	char path[256], pool[512];
-	int fds[64], i, n = 0;
-	long before, after;
+	char pool[512];
 
-	before = jt_read_key("/proc/vmstat", "direct_map_level2_splits");
-	if (before < 0)
-		SKIP(return, "no direct_map_level2_splits in /proc/vmstat on this arch");
-	if (cache_pool("bpf", pool, sizeof(pool)) ||
-	    jt_read_key(pool, "huge_pages") <= 0)
-		SKIP(return, "no jitalloc cache pool with huge pages for BPF here");
-
-	for (i = 0; i < 64; i++)
-		ASSERT_LE(0, fds[i] = jt_bpf_load(i, i % 16));
-	ASSERT_EQ(0, jt_append(events, "p:jitalloc/jt_split " PROBE_FUNC "\n"));
-	ASSERT_EQ(0, jt_write(JT_TRACEFS "/events/jitalloc/jt_split/enable", "1"));
-	for (n = 0; n < SPLIT_INSTANCES; n++) {
-		snprintf(path, sizeof(path), JT_TRACEFS "/instances/jt_split%d", n);
-		rmdir(path);
-		ASSERT_EQ(0, mkdir(path, 0755));
-		snprintf(path, sizeof(path),
-			 JT_TRACEFS "/instances/jt_split%d/set_ftrace_filter", n);
-		ASSERT_EQ(0, jt_write(path, PROBE_FUNC));
-		snprintf(path, sizeof(path),
-			 JT_TRACEFS "/instances/jt_split%d/current_tracer", n);
-		ASSERT_EQ(0, jt_write(path, "function"));
-	}
-	open_something();
-
-	after = jt_read_key("/proc/vmstat", "direct_map_level2_splits");
-
-	for (i = 0; i < n; i++) {
-		snprintf(path, sizeof(path),
-			 JT_TRACEFS "/instances/jt_split%d/current_tracer", i);
-		EXPECT_EQ(0, jt_write(path, "nop"));
-		snprintf(path, sizeof(path), JT_TRACEFS "/instances/jt_split%d", i);
-		EXPECT_EQ(0, rmdir(path));
-	}
-	EXPECT_EQ(0, jt_write(JT_TRACEFS "/events/jitalloc/jt_split/enable", "0"));
-	EXPECT_EQ(0, jt_append(events, "-:jitalloc/jt_split\n"));
-	for (i = 0; i < 64; i++)
-		close(fds[i]);
-
-	EXPECT_EQ(before, after) TH_LOG("direct map PMDs split by JIT users");
+	if (!cache_pool("bpf", pool, sizeof(pool)) &&
+	    jt_read_key(pool, "huge_pages") > 0)
+		return 1;
+	snprintf(why, len, "no jitalloc cache pool with huge pages for BPF here");
+	return 0;
 }
+
+#include "jitalloc_claims.h"
 
 /*
  * Module data and init sections are page granular and get set_memory_ro();
@@ -719,25 +713,31 @@ TEST(no_direct_map_splits_from_module_cycles)
 #define CHURN_MIN_CYCLES 3
 #define CHURN_MAX_SECONDS 60
 #define CHURN_FILES	8
+#define CHURN_WORKERS	4
+#define CHURN_STRESS	(CHURN_WORKERS + 1)
 
 /*
  * What each churn worker did, in memory shared with the parent: cycles,
- * and when its first and its last cycle ended (CLOCK_MONOTONIC, ns).  The
- * W+X sampler counts its page-table scans and the W+X lines it saw.
+ * failed steps (counted instead of fatal while faults are injected), and
+ * when its first and its last cycle ended (CLOCK_MONOTONIC, ns).  The W+X
+ * sampler counts its scans and the W+X lines (or wrongly mapped cache
+ * pages) it saw.
  */
 struct churn_stat {
-	long cycles;
+	long cycles, errors;
 	long long first_ns, last_ns;
 	long wx_samples, wx_lines;
 	unsigned long wx_first;
 };
 
 static struct churn_stat *churn_me, *churn_all;
+/* seconds to churn at least; faults injected: failed steps are counted */
+static int churn_seconds = CHURN_SECONDS, churn_faults;
 
 /*
- * Go on churning?  For CHURN_SECONDS, then until every worker (the first
- * four; module churn only with modules) did CHURN_MIN_CYCLES, which a slow
- * kernel (KASAN, lockdep under TCG) needs, but never past CHURN_MAX_SECONDS.
+ * Go on churning?  For churn_seconds, then until every worker (module
+ * churn only with modules) did CHURN_MIN_CYCLES, which a slow kernel
+ * (KASAN, lockdep under TCG) needs, but never CHURN_MAX_SECONDS longer.
  */
 static int churn_continue(time_t end)
 {
@@ -748,12 +748,21 @@ static int churn_continue(time_t end)
 		return 1;
 	if (now >= end - CHURN_SECONDS + CHURN_MAX_SECONDS)
 		return 0;
-	for (i = 0; i < 4; i++) {
+	for (i = 0; i < CHURN_WORKERS; i++) {
 		if (i == 1 && access("/proc/modules", F_OK))
 			continue;
 		if (churn_all[i].cycles < CHURN_MIN_CYCLES)
 			return 1;
 	}
+	return 0;
+}
+
+/* A step failed: fatal, unless faults are being injected. */
+static int churn_fatal(void)
+{
+	if (!churn_faults)
+		return 1;
+	churn_me->errors++;
 	return 0;
 }
 
@@ -765,7 +774,6 @@ static long long now_ns(void)
 	return ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-/* A worker finished cycle @n. */
 static void churn_tick(int n)
 {
 	churn_me->cycles = n;
@@ -774,18 +782,58 @@ static void churn_tick(int n)
 		churn_me->first_ns = churn_me->last_ns;
 }
 
-/* Scan the kernel page tables for W+X while the others churn. */
+/*
+ * The cache pools' own page-table walk, summed over every pool: huge pages
+ * mapped wrong (see pool_mapping_errors()), -1 if a pool file lacks it.
+ */
+static long cache_mapping_errors(void)
+{
+	const char *dir = JT_DEBUGFS "/jitalloc";
+	long errors = 0, e, pages;
+	char path[512];
+	struct dirent *d;
+	DIR *dp = opendir(dir);
+
+	if (!dp)
+		return -1;
+	while ((d = readdir(dp))) {
+		if (!stats_file(d) || !strcmp(d->d_name, BLOCKS_FILE))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+		e = pool_mapping_errors(path, &pages);
+		if (e < 0) {
+			errors = -1;
+			break;
+		}
+		errors += e;
+	}
+	closedir(dp);
+	return errors;
+}
+
+/*
+ * Look for W+X while the others churn: in the whole kernel page tables
+ * where ptdump is built, else in the cache's huge pages and their aliases
+ * as the kernel reads them.
+ */
 static int churn_wx_sampler(time_t end)
 {
 	struct jt_pt_summary pt;
+	long errors;
 
 	while (churn_continue(end)) {
-		if (jt_pt_scan(&pt))
+		if (jt_ptdump_path()) {
+			if (jt_pt_scan(&pt))
+				return -1;
+			if (pt.wx_lines && !churn_me->wx_lines)
+				churn_me->wx_first = pt.wx_first;
+			churn_me->wx_lines += pt.wx_lines;
+		}
+		errors = cache_mapping_errors();
+		if (errors < 0)
 			return -1;
+		churn_me->wx_lines += errors;
 		churn_me->wx_samples++;
-		if (pt.wx_lines && !churn_me->wx_lines)
-			churn_me->wx_first = pt.wx_first;
-		churn_me->wx_lines += pt.wx_lines;
 		usleep(200000);
 	}
 	return churn_me->wx_samples;
@@ -798,14 +846,15 @@ static int churn_bpf(time_t end)
 	while (churn_continue(end)) {
 		for (i = 0; i < 16; i++) {
 			fds[i] = jt_bpf_load(i, (n + i) % 24);
-			if (fds[i] < 0)
+			if (fds[i] < 0 && churn_fatal())
 				return -1;
 		}
 		for (i = 0; i < 16; i++)
-			if (jt_bpf_run(fds[i]) != i)
+			if (fds[i] >= 0 && jt_bpf_run(fds[i]) != i && churn_fatal())
 				return -1;
 		for (i = 0; i < 16; i++)
-			close(fds[i]);
+			if (fds[i] >= 0)
+				close(fds[i]);
 		churn_tick(++n);
 	}
 	return n;
@@ -818,66 +867,247 @@ static int churn_modules(time_t end)
 	if (access("/proc/modules", F_OK))
 		return 0;
 	while (churn_continue(end)) {
-		if (jt_module_load(testmod_path(), "") ||
-		    jt_module_unload(TESTMOD_NAME))
+		if (jt_module_load(testmod_path(), "")) {
+			if (churn_fatal())
+				return -1;
+		} else if (jt_module_unload(TESTMOD_NAME) && churn_fatal()) {
 			return -1;
+		}
 		churn_tick(++n);
 	}
 	return n;
+}
+
+#define CHURN_EVENTS	JT_TRACEFS "/kprobe_events"
+#define CHURN_ENABLE	JT_TRACEFS "/events/jitalloc/jt_churn/enable"
+#define CHURN_INSTANCE	JT_TRACEFS "/instances/jt_churn"
+
+/* Undo a kprobe cycle, also one that failed half way: 0 if all went. */
+static int churn_kprobe_undo(void)
+{
+	int err = jt_write(CHURN_ENABLE, "0");
+
+	err |= jt_append(CHURN_EVENTS, "-:jitalloc/jt_churn\n");
+	return err;
 }
 
 static int churn_kprobes(time_t end)
 {
-	const char *events = JT_TRACEFS "/kprobe_events";
-	const char *enable = JT_TRACEFS "/events/jitalloc/jt_churn/enable";
-	int n = 0;
+	int n = 0, ok;
 
 	while (churn_continue(end)) {
-		if (jt_append(events, "p:jitalloc/jt_churn " PROBE_FUNC "\n") ||
-		    jt_write(enable, "1"))
+		ok = !jt_append(CHURN_EVENTS, "p:jitalloc/jt_churn " PROBE_FUNC "\n") &&
+		     !jt_write(CHURN_ENABLE, "1");
+		if (ok)
+			open_something();
+		else if (churn_fatal())
 			return -1;
-		open_something();
-		if (jt_write(enable, "0") ||
-		    jt_append(events, "-:jitalloc/jt_churn\n"))
+		if (churn_kprobe_undo() && ok && churn_fatal())
 			return -1;
 		churn_tick(++n);
 	}
 	return n;
 }
 
+static int churn_ftrace_undo(void)
+{
+	int err = jt_write(CHURN_INSTANCE "/current_tracer", "nop");
+
+	err |= rmdir(CHURN_INSTANCE);
+	return err;
+}
+
 static int churn_ftrace(time_t end)
 {
-	const char *dir = JT_TRACEFS "/instances/jt_churn";
-	int n = 0;
+	int n = 0, ok;
 
-	rmdir(dir);
+	rmdir(CHURN_INSTANCE);
 	while (churn_continue(end)) {
-		if (mkdir(dir, 0755) ||
-		    jt_write(JT_TRACEFS "/instances/jt_churn/set_ftrace_filter",
-			     PROBE_FUNC) ||
-		    jt_write(JT_TRACEFS "/instances/jt_churn/current_tracer",
-			     "function"))
+		ok = !mkdir(CHURN_INSTANCE, 0755) &&
+		     !jt_write(CHURN_INSTANCE "/set_ftrace_filter", PROBE_FUNC) &&
+		     !jt_write(CHURN_INSTANCE "/current_tracer", "function");
+		if (ok)
+			open_something();
+		else if (churn_fatal())
 			return -1;
-		open_something();
-		if (jt_write(JT_TRACEFS "/instances/jt_churn/current_tracer",
-			     "nop") || rmdir(dir))
+		if (churn_ftrace_undo() && ok && churn_fatal())
 			return -1;
 		churn_tick(++n);
 	}
 	return n;
+}
+
+/* What a worker that failed half way (faults injected) may have left. */
+static void churn_cleanup(void)
+{
+	churn_kprobe_undo();
+	churn_ftrace_undo();
+	if (!access("/proc/modules", F_OK))
+		jt_module_unload(TESTMOD_NAME);
+}
+
+/*
+ * Fault injection during the churn: failslab and fail_page_alloc fail the
+ * workers' own allocations at the variant's rate (task filter, sleeping
+ * ones too, any order) up to FAULT_TIMES times; what is left of that tells
+ * how many failures were injected.  The cache's next huge-page allocation
+ * fails, whichever task makes it (often a worker), once: the pools were
+ * shrunk first, so the churn needs new huge pages, and a failure sends the
+ * pool to its fallback for a while.
+ */
+#define FAULT_TIMES	1000000
+
+static const struct {
+	const char *dir;
+	int task_filter, pct, times;
+} churn_knobs[] = {
+	{ JT_DEBUGFS "/failslab", 1, 0, FAULT_TIMES },
+	{ JT_DEBUGFS "/fail_page_alloc", 1, 0, FAULT_TIMES },
+	{ JT_DEBUGFS "/jitalloc/fail_huge_page", 0, 100, 1 },
+};
+
+static int fault_knob_write(const char *dir, const char *file, const char *val)
+{
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, file);
+	if (access(path, F_OK))
+		return 0;	/* not every knob has every file */
+	return jt_write(path, val);
+}
+
+static int churn_faults_set(int pct)
+{
+	char p[16], times[16];
+	unsigned int k;
+	int err = 0;
+
+	for (k = 0; k < ARRAY_SIZE(churn_knobs); k++) {
+		const char *d = churn_knobs[k].dir;
+
+		err |= fault_knob_write(d, "probability", "0");
+		if (!pct)
+			continue;
+		snprintf(p, sizeof(p), "%d", churn_knobs[k].pct ?: pct);
+		snprintf(times, sizeof(times), "%d", churn_knobs[k].times);
+		err |= fault_knob_write(d, "interval", "1");
+		err |= fault_knob_write(d, "times", times);
+		err |= fault_knob_write(d, "verbose", "0");
+		err |= fault_knob_write(d, "task-filter",
+					churn_knobs[k].task_filter ? "Y" : "N");
+		err |= fault_knob_write(d, "ignore-gfp-wait", "N");
+		err |= fault_knob_write(d, "ignore-gfp-highmem", "N");
+		err |= fault_knob_write(d, "min-order", "0");
+		err |= fault_knob_write(d, "probability", p);
+	}
+	return err;
+}
+
+/* Failures injected by knob @k since churn_faults_set(). */
+static long churn_faults_injected(unsigned int k)
+{
+	char path[256], buf[32];
+
+	snprintf(path, sizeof(path), "%s/times", churn_knobs[k].dir);
+	if (jt_read(path, buf, sizeof(buf)) <= 0)
+		return -1;
+	return churn_knobs[k].times - strtol(buf, NULL, 10);
+}
+
+/* Sum of @key over the pools, and page_blocks' @bkey. */
+static long churn_sum(const char *key, const char *bkey)
+{
+	const char *dir = JT_DEBUGFS "/jitalloc";
+	char path[512];
+	struct dirent *d;
+	long sum = 0, v;
+	DIR *dp = opendir(dir);
+
+	if (!dp)
+		return -1;
+	while ((d = readdir(dp))) {
+		if (!stats_file(d))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+		v = jt_read_key(path, strcmp(d->d_name, BLOCKS_FILE) ? key : bkey);
+		sum += v > 0 ? v : 0;
+	}
+	closedir(dp);
+	return sum;
+}
+
+/* Memory pressure for a soak: $JITALLOC_SOAK_STRESS run by sh, or none. */
+static pid_t churn_stress_start(void)
+{
+	const char *cmd = getenv("JITALLOC_SOAK_STRESS");
+	pid_t pid;
+
+	if (!cmd || !*cmd)
+		return 0;
+	pid = fork();
+	if (!pid) {
+		setpgid(0, 0);
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+static void churn_stress_stop(pid_t pid)
+{
+	if (pid <= 0)
+		return;
+	kill(-pid, SIGTERM);
+	kill(pid, SIGTERM);
+	waitpid(pid, NULL, 0);
 }
 
 /*
  * Load/unload churn of every user at once, one process each: BPF program
  * sets, module load/unload, kprobe events and ftrace instances with their
- * trampolines, and a fifth that scans the page tables for W+X meanwhile.
- * Each worker must do CHURN_MIN_CYCLES, and the workers must overlap:
- * every one finished its first cycle before any finished its last.
- * Afterwards every pool's bytes in use and the page blocks' pages in use
- * are back where they started, every huge page is still one PMD and
- * nothing is writable and executable.
+ * trampolines, and a fifth that scans for W+X meanwhile.  Each worker must
+ * do CHURN_MIN_CYCLES, and the workers must overlap: every one finished
+ * its first cycle before any finished its last.  Afterwards every pool's
+ * bytes in use and the page blocks' pages in use are back where they
+ * started, every huge page is still one read-only executable PMD, nothing
+ * is writable and executable, and nobody made a refused API call.
+ *
+ * Variants inject allocation failures at 1 % and 10 % (the debug kernel
+ * has failslab and fail_page_alloc); a failed step is then counted and
+ * cleaned up, and the same checks follow.  $JITALLOC_SOAK_SECONDS makes
+ * the fault-free variant a soak of that length, with
+ * $JITALLOC_SOAK_STRESS (a shell command, e.g. stress-ng) running for
+ * memory pressure, after which the cache's shrinker must have reclaimed.
  */
-TEST(churn_all_users_concurrently)
+FIXTURE(churn) {
+};
+
+FIXTURE_VARIANT(churn) {
+	int fault_pct;
+};
+
+FIXTURE_VARIANT_ADD(churn, no_faults) {
+	.fault_pct = 0,
+};
+
+FIXTURE_VARIANT_ADD(churn, faults_1pct) {
+	.fault_pct = 1,
+};
+
+FIXTURE_VARIANT_ADD(churn, faults_10pct) {
+	.fault_pct = 10,
+};
+
+FIXTURE_SETUP(churn)
+{
+}
+
+FIXTURE_TEARDOWN(churn)
+{
+	churn_faults_set(0);
+}
+
+TEST_F_TIMEOUT(churn, all_users_concurrently, 7200)
 {
 	static int (*const churn[])(time_t) = {
 		churn_bpf, churn_modules, churn_kprobes, churn_ftrace,
@@ -886,17 +1116,28 @@ TEST(churn_all_users_concurrently)
 	static const char * const names[] = {
 		"bpf", "modules", "kprobes", "ftrace", "W+X sampler",
 	};
-	const int nworkers = 4, nprocs = jt_ptdump_path() ? 5 : 4;
+	const int nprocs = access(JT_DEBUGFS "/jitalloc", F_OK) ? 4 : 5;
 	long long first_max = 0, last_min = LLONG_MAX;
+	long start[CHURN_FILES], refused, reclaims = 0, injected[3];
+	const char *soak = getenv("JITALLOC_SOAK_SECONDS");
+	int nfiles = 0, i, status, is_soak = 0;
 	char paths[CHURN_FILES][512];
-	long start[CHURN_FILES];
-	int nfiles = 0, i, status;
 	struct churn_stat *st;
 	struct jt_pt_summary pt;
-	pid_t pids[5];
+	pid_t pids[5], stress = 0;
 	struct dirent *d;
 	time_t end;
 	DIR *dp;
+
+	churn_faults = variant->fault_pct;
+	if (churn_faults && (access(JT_DEBUGFS "/failslab", F_OK) ||
+			     access(JT_DEBUGFS "/fail_page_alloc", F_OK)))
+		SKIP(return, "no failslab and fail_page_alloc: the debug kernel injects faults");
+	if (!churn_faults && soak && atoi(soak) > 0) {
+		churn_seconds = atoi(soak);
+		is_soak = 1;
+		reclaims = churn_sum("shrinker_reclaims", "shrinker_reclaims");
+	}
 
 	st = mmap(NULL, sizeof(*st) * 5, PROT_READ | PROT_WRITE,
 		  MAP_SHARED | MAP_ANONYMOUS, -1, 0);
@@ -916,8 +1157,16 @@ TEST(churn_all_users_concurrently)
 	for (i = 0; i < nfiles; i++)
 		start[i] = settled_key_for(paths[i], strstr(paths[i], BLOCKS_FILE) ?
 					   "pages_in_use" : "bytes_in_use", 12);
+	refused = refused_calls();
 
-	end = time(NULL) + CHURN_SECONDS;
+	if (churn_faults) {
+		/* the shrinkers give free huge pages and blocks back */
+		ASSERT_EQ(0, jt_write("/proc/sys/vm/drop_caches", "2"));
+		ASSERT_EQ(0, churn_faults_set(churn_faults));
+	}
+	if (is_soak)
+		stress = churn_stress_start();
+	end = time(NULL) + churn_seconds;
 	for (i = 0; i < nprocs; i++) {
 		pids[i] = fork();
 		ASSERT_LE(0, pids[i]);
@@ -925,8 +1174,13 @@ TEST(churn_all_users_concurrently)
 			int n;
 
 			churn_me = &st[i];
+			/* the workers' allocations fail, not the sampler's */
+			if (churn_faults && i < CHURN_WORKERS &&
+			    jt_write("/proc/self/make-it-fail", "1"))
+				_exit(2);
 			n = churn[i](end);
-			printf("# churn %s: %d cycles\n", names[i], n);
+			printf("# churn %s: %d cycles, %ld failed steps\n",
+			       names[i], n, churn_me->errors);
 			fflush(stdout);
 			_exit(n < 0);
 		}
@@ -936,8 +1190,19 @@ TEST(churn_all_users_concurrently)
 		EXPECT_TRUE(WIFEXITED(status) && !WEXITSTATUS(status))
 			TH_LOG("%s churn failed", names[i]);
 	}
+	churn_stress_stop(stress);
+	for (i = 0; churn_faults && i < (int)ARRAY_SIZE(churn_knobs); i++)
+		injected[i] = churn_faults_injected(i);
+	ASSERT_EQ(0, churn_faults_set(0));
+	churn_cleanup();
+	if (churn_faults) {
+		printf("# injected failures: failslab %ld, fail_page_alloc %ld, ",
+		       injected[0], injected[1]);
+		printf("fail_huge_page %ld\n", injected[2]);
+		EXPECT_LT(0, injected[0] + injected[1]) TH_LOG("no fault injected");
+	}
 
-	for (i = 0; i < nworkers; i++) {
+	for (i = 0; i < CHURN_WORKERS; i++) {
 		/* no modules: that worker has nothing to do */
 		if (i == 1 && access("/proc/modules", F_OK))
 			continue;
@@ -951,7 +1216,7 @@ TEST(churn_all_users_concurrently)
 	if (nprocs == 5) {
 		EXPECT_LE(2, st[4].wx_samples);
 		EXPECT_EQ(0, st[4].wx_lines)
-			TH_LOG("W+X mapping at 0x%lx during the churn",
+			TH_LOG("W+X at 0x%lx, or a cache page mapped wrong, in the churn",
 			       st[4].wx_first);
 	}
 	munmap(st, sizeof(*st) * 5);
@@ -963,13 +1228,25 @@ TEST(churn_all_users_concurrently)
 		EXPECT_EQ(start[i], wait_key(paths[i], key, start[i], 80))
 			TH_LOG("%s: %s not back to its start", paths[i], key);
 	}
-	if (!jt_ptdump_path())
-		return;
-	ASSERT_EQ(0, jt_pt_scan(&pt));
-	EXPECT_EQ(0, pt.wx_lines) TH_LOG("W+X mapping at 0x%lx", pt.wx_first);
+	EXPECT_EQ(refused, refused_calls()) TH_LOG("refused calls: %s", API_PATH);
+	if (jt_ptdump_path()) {
+		ASSERT_EQ(0, jt_pt_scan(&pt));
+		EXPECT_EQ(0, pt.wx_lines)
+			TH_LOG("W+X mapping at 0x%lx", pt.wx_first);
+	}
 	for (i = 0; i < nfiles; i++)
 		if (!strstr(paths[i], BLOCKS_FILE))
 			check_pool_huge_pages(_metadata, paths[i]);
+	if (is_soak) {
+		reclaims = churn_sum("shrinker_reclaims", "shrinker_reclaims") - reclaims;
+		printf("# soak: %d s, shrinker reclaims %ld (huge pages and blocks), ",
+		       churn_seconds, reclaims);
+		printf("high water %ld bytes, %ld block pages\n",
+		       churn_sum("high_water_bytes", "no such key"),
+		       churn_sum("no such key", "high_water_pages"));
+		EXPECT_LT(0, reclaims)
+			TH_LOG("the shrinkers reclaimed nothing under memory pressure");
+	}
 }
 
 /*
@@ -1049,6 +1326,34 @@ TEST(no_wx_mapping_after_users)
 		SKIP(return, NO_PTDUMP);
 	ASSERT_EQ(0, jt_pt_scan(&s));
 	EXPECT_EQ(0, s.wx_lines) TH_LOG("W+X mapping at 0x%lx", s.wx_first);
+}
+
+/*
+ * After every user ran, each cache huge page is still one read-only,
+ * executable entry with a read-only alias, as the kernel reads its page
+ * tables: the W+X check of kernels without ptdump (arm64 hugevmap).
+ */
+TEST(cache_pages_rox_after_users)
+{
+	const char *dir = JT_DEBUGFS "/jitalloc";
+	struct dirent *d;
+	int pages = 0;
+	DIR *dp;
+
+	dp = opendir(dir);
+	if (!dp)
+		SKIP(return, "no %s: kernel without CONFIG_JIT_ALLOC_CACHE", dir);
+	while ((d = readdir(dp))) {
+		char path[512];
+
+		if (!stats_file(d) || !strcmp(d->d_name, BLOCKS_FILE))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+		pages += check_pool_huge_pages(_metadata, path);
+	}
+	closedir(dp);
+	if (!pages)
+		SKIP(return, "the cache holds no huge page (no PMD vmalloc mappings here)");
 }
 
 /* No user's workload made a refused call: see refused_calls_baseline. */

@@ -23,6 +23,17 @@
 #define JT_DEBUGFS	"/sys/kernel/debug"
 #define JT_TRACEFS	"/sys/kernel/tracing"
 
+/* A function the tests probe and trace, and how user space makes it run. */
+#define PROBE_FUNC	"do_filp_open"
+
+static inline void open_something(void)
+{
+	int fd = open("/proc/self/stat", O_RDONLY);
+
+	if (fd >= 0)
+		close(fd);
+}
+
 static const char * const jt_ptdump_files[] = {
 	JT_DEBUGFS "/page_tables/kernel",	/* x86 */
 	JT_DEBUGFS "/kernel_page_tables",	/* arm64 */
@@ -178,6 +189,18 @@ static inline long jt_read(const char *path, char *buf, size_t size)
 	close(fd);
 	buf[total] = '\0';
 	return total;
+}
+
+/* Value of the line "key N" in text @buf, or -1. */
+static inline long jt_key_in(const char *buf, const char *key)
+{
+	size_t len = strlen(key);
+	const char *p;
+
+	for (p = buf; p && *p; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+		if (!strncmp(p, key, len) && p[len] == ' ')
+			return strtol(p + len + 1, NULL, 10);
+	return -1;
 }
 
 /* Value of "key N" or "key: N kB" in a file such as /proc/vmstat. */

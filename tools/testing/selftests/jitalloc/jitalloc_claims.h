@@ -1,0 +1,259 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * What the series claims stock 6.1 does not do, tested only through
+ * interfaces stock 6.1 has too (/proc/vmstat, the ptdump file,
+ * /proc/vmallocinfo), so that the same tests run on both kernels:
+ * jitalloc_test runs them on the series, where they must pass, and
+ * jitalloc_control on stock 6.1 built from the same config, where each
+ * must fail: a claim test that passes on stock cannot tell the two apart.
+ *
+ * The including file defines claims_apply(why, len): nonzero when the
+ * claims are to be tested on the running kernel, else a reason to skip.
+ *
+ * One workload serves every claim: 64 small BPF programs, a kprobe event
+ * and CLAIM_INSTANCES tracing instances with the function tracer, each
+ * with its own ftrace trampoline.
+ */
+#ifndef JITALLOC_CLAIMS_H
+#define JITALLOC_CLAIMS_H
+
+#define CLAIM_PROGS	64
+#define CLAIM_INSTANCES	10
+
+struct claim_load {
+	int fds[CLAIM_PROGS];
+	int progs, instances, probe;
+};
+
+static void claim_instance_path(char *path, size_t size, int n,
+				const char *file)
+{
+	snprintf(path, size, JT_TRACEFS "/instances/jt_claim%d%s%s", n,
+		 file ? "/" : "", file ? file : "");
+}
+
+/* Load the workload; what was set up is undone by claim_unload(). */
+static int claim_load(struct claim_load *w)
+{
+	char path[256];
+
+	memset(w, 0, sizeof(*w));
+	for (; w->progs < CLAIM_PROGS; w->progs++) {
+		w->fds[w->progs] = jt_bpf_load(w->progs, w->progs % 16);
+		if (w->fds[w->progs] < 0)
+			return -1;
+	}
+	if (jt_append(JT_TRACEFS "/kprobe_events",
+		      "p:jitalloc/jt_claim " PROBE_FUNC "\n"))
+		return -1;
+	w->probe = 1;
+	if (jt_write(JT_TRACEFS "/events/jitalloc/jt_claim/enable", "1"))
+		return -1;
+	for (; w->instances < CLAIM_INSTANCES; w->instances++) {
+		claim_instance_path(path, sizeof(path), w->instances, NULL);
+		rmdir(path);
+		if (mkdir(path, 0755))
+			return -1;
+		claim_instance_path(path, sizeof(path), w->instances,
+				    "set_ftrace_filter");
+		if (jt_write(path, PROBE_FUNC))
+			return -1;
+		claim_instance_path(path, sizeof(path), w->instances,
+				    "current_tracer");
+		if (jt_write(path, "function"))
+			return -1;
+	}
+	open_something();
+	return 0;
+}
+
+static int claim_unload(struct claim_load *w)
+{
+	char path[256];
+	int i, err = 0;
+
+	for (i = 0; i <= w->instances && i < CLAIM_INSTANCES; i++) {
+		claim_instance_path(path, sizeof(path), i, "current_tracer");
+		jt_write(path, "nop");
+		claim_instance_path(path, sizeof(path), i, NULL);
+		if (rmdir(path) && i < w->instances)
+			err = -1;
+	}
+	if (w->probe) {
+		jt_write(JT_TRACEFS "/events/jitalloc/jt_claim/enable", "0");
+		if (jt_append(JT_TRACEFS "/kprobe_events", "-:jitalloc/jt_claim\n"))
+			err = -1;
+	}
+	for (i = 0; i < w->progs; i++)
+		close(w->fds[i]);
+	return err;
+}
+
+/* Why a claim test cannot run here (then nonzero), in @why. */
+static int claim_skip(int need_ptdump, char *why, size_t len)
+{
+	if (!claims_apply(why, len))
+		return 1;
+	if (need_ptdump && !jt_ptdump_path()) {
+		snprintf(why, len, "no page-table dump in debugfs");
+		return 1;
+	}
+	return 0;
+}
+
+/*
+ * Claim: JIT users never change the permissions of 4 KiB pages, so BPF
+ * programs, a kprobe and ftrace trampolines split no direct-map PMD.
+ * Stock 6.1 splits one for most trampolines.  First of the claims: on
+ * stock, later tests find the pages they get already split.
+ */
+TEST(no_direct_map_splits_from_jit_users)
+{
+	struct claim_load w;
+	char why[128];
+	long before, after;
+	int loaded;
+
+	before = jt_read_key("/proc/vmstat", "direct_map_level2_splits");
+	if (before < 0)
+		SKIP(return, "no direct_map_level2_splits in /proc/vmstat on this arch");
+	if (claim_skip(0, why, sizeof(why)))
+		SKIP(return, "%s", why);
+
+	loaded = claim_load(&w);
+	after = jt_read_key("/proc/vmstat", "direct_map_level2_splits");
+	EXPECT_EQ(0, claim_unload(&w));
+	ASSERT_EQ(0, loaded) TH_LOG("workload: %s", strerror(errno));
+	printf("# direct_map_level2_splits: %ld before, %ld with the workload\n",
+	       before, after);
+	EXPECT_EQ(before, after) TH_LOG("direct map PMDs split by JIT users");
+}
+
+/*
+ * Claim (PMD mappings): the text of small JIT allocations lives in huge
+ * pages, so the workload adds no 4 KiB executable translation to the
+ * kernel page tables.  Stock 6.1 maps every trampoline and kprobe page,
+ * and each new bpf_prog_pack, with 4 KiB PTEs.
+ */
+TEST(jit_users_add_no_4k_exec_mappings)
+{
+	struct jt_pt_summary before, after;
+	struct claim_load w;
+	char why[128];
+	int loaded;
+
+	if (claim_skip(1, why, sizeof(why)))
+		SKIP(return, "%s", why);
+	ASSERT_EQ(0, jt_pt_scan(&before));
+	loaded = claim_load(&w);
+	ASSERT_EQ(0, jt_pt_scan(&after));
+	EXPECT_EQ(0, claim_unload(&w));
+	ASSERT_EQ(0, loaded) TH_LOG("workload: %s", strerror(errno));
+	printf("# 4 KiB executable translations: %ld before, %ld with the workload\n",
+	       before.exec_entries - before.exec_pmd,
+	       after.exec_entries - after.exec_pmd);
+	EXPECT_GE(before.exec_entries - before.exec_pmd,
+		  after.exec_entries - after.exec_pmd)
+		TH_LOG("4 KiB executable translations: %ld before, %ld with the workload",
+		       before.exec_entries - before.exec_pmd,
+		       after.exec_entries - after.exec_pmd);
+}
+
+#define CLAIM_MAX_EXEC	4096
+
+/* Executable ranges of the kernel page tables, merged; their number. */
+static int claim_exec_ranges(unsigned long (*r)[2], int max)
+{
+	const char *path = jt_ptdump_path();
+	struct jt_pt_entry e;
+	char line[512];
+	int n = 0;
+	FILE *f;
+
+	f = path ? fopen(path, "r") : NULL;
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!jt_pt_parse(line, &e) || !e.exec)
+			continue;
+		if (n && r[n - 1][1] == e.start) {
+			r[n - 1][1] = e.end;
+		} else if (n < max) {
+			r[n][0] = e.start;
+			r[n][1] = e.end;
+			n++;
+		}
+	}
+	fclose(f);
+	return n;
+}
+
+#define KPTR_RESTRICT	"/proc/sys/kernel/kptr_restrict"
+
+/*
+ * vmalloc areas that start in executable memory, from /proc/vmallocinfo.
+ * Its %pK addresses are hashed unless kptr_restrict is 1 (then root sees
+ * them): set it for the read, then put the old value back.
+ */
+static long claim_exec_areas(void)
+{
+	static unsigned long ranges[CLAIM_MAX_EXEC][2];
+	unsigned long start, end;
+	char line[512], kptr[16];
+	long areas = 0;
+	int n, i;
+	FILE *f;
+
+	n = claim_exec_ranges(ranges, CLAIM_MAX_EXEC);
+	if (n < 0 || jt_read(KPTR_RESTRICT, kptr, sizeof(kptr)) <= 0 ||
+	    jt_write(KPTR_RESTRICT, "1"))
+		return -1;
+	f = fopen("/proc/vmallocinfo", "r");
+	if (!f) {
+		jt_write(KPTR_RESTRICT, kptr);
+		return -1;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "0x%lx-0x%lx", &start, &end) != 2)
+			continue;
+		for (i = 0; i < n; i++)
+			if (start >= ranges[i][0] && start < ranges[i][1]) {
+				areas++;
+				break;
+			}
+	}
+	fclose(f);
+	if (jt_write(KPTR_RESTRICT, kptr))
+		return -1;
+	return areas;
+}
+
+/*
+ * Claim (chunks): small JIT allocations are chunks of shared huge pages,
+ * not a vmalloc area and a page each: the workload adds at most one
+ * executable vmalloc area (a huge page, when the cache needs one more).
+ * Stock 6.1 adds an area per ftrace trampoline.
+ */
+TEST(jit_users_share_exec_areas)
+{
+	long before, after;
+	struct claim_load w;
+	char why[128];
+	int loaded;
+
+	if (claim_skip(1, why, sizeof(why)))
+		SKIP(return, "%s", why);
+	before = claim_exec_areas();
+	ASSERT_LE(0, before) TH_LOG("cannot read ptdump or /proc/vmallocinfo");
+	loaded = claim_load(&w);
+	after = claim_exec_areas();
+	EXPECT_EQ(0, claim_unload(&w));
+	ASSERT_EQ(0, loaded) TH_LOG("workload: %s", strerror(errno));
+	printf("# executable vmalloc areas: %ld before, %ld with the workload\n",
+	       before, after);
+	EXPECT_GE(before + 1, after)
+		TH_LOG("executable vmalloc areas: %ld before, %ld with the workload",
+		       before, after);
+}
+
+#endif /* JITALLOC_CLAIMS_H */

@@ -1,0 +1,24 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The negative control of the claims in jitalloc_claims.h: run on stock
+ * 6.1 built from the same config as the series, where every claim test
+ * must fail.  make test counts those failures as expected and fails when
+ * one of them passes, because then it cannot tell the series from stock.
+ * On a kernel with jitalloc it skips everything: jitalloc_test runs the
+ * same tests there.
+ */
+#include <sys/stat.h>
+#include "../kselftest_harness.h"
+#include "jitalloc_util.h"
+
+static int claims_apply(char *why, size_t len)
+{
+	if (access(JT_DEBUGFS "/jitalloc", F_OK))
+		return 1;
+	snprintf(why, len, "a jitalloc kernel: the control runs on stock 6.1");
+	return 0;
+}
+
+#include "jitalloc_claims.h"
+
+TEST_HARNESS_MAIN
