@@ -124,6 +124,7 @@ static_assert(BIT(JIT_CACHE_USER_BITS) >= JIT_CACHE_USER_NR);
  * @list: entry in &jit_cache_pool.pages
  * @pool: the pool that holds it
  * @addr: start of the mapping, PMD aligned
+ * @alias: its linear-map alias
  * @dead: taken off the pool for freeing; lookups must not use it
  * @used: chunks allocated, waiting for their refill or being refilled
  * @first_free: no free chunk lies below this index
@@ -147,6 +148,7 @@ struct jit_cache_page {
 	struct list_head list;
 	struct jit_cache_pool *pool;
 	void *addr;
+	void *alias;
 	bool dead;
 	unsigned int used;
 	unsigned int first_free;
@@ -443,10 +445,9 @@ static struct jit_cache_page *jit_cache_page_alloc(struct jit_cache_pool *pool)
 	int err;
 
 	/*
-	 * Without PMD mappings (nohugevmalloc, or arm64 with
-	 * PTDUMP_DEBUGFS) there is nothing to try; after a failure, don't
-	 * take 512 pages from the allocator for every request while memory
-	 * is fragmented.
+	 * Without PMD mappings (nohugevmalloc) there is nothing to try;
+	 * after a failure, don't take 512 pages from the allocator for
+	 * every request while memory is fragmented.
 	 */
 	if (!jit_cache_huge_possible(pool) ||
 	    time_before(jiffies, READ_ONCE(pool->retry_after)))
@@ -487,6 +488,7 @@ static struct jit_cache_page *jit_cache_page_alloc(struct jit_cache_pool *pool)
 
 	page->pool = pool;
 	page->addr = p;
+	page->alias = alias;
 	page->empty_since = jiffies;
 	if (mtree_insert_range(&jit_cache_map, (unsigned long)p,
 			       (unsigned long)p + PMD_SIZE - 1, page,
@@ -520,7 +522,7 @@ static void jit_cache_unmap_page(struct jit_cache_page *page)
 static void jit_cache_page_free(struct jit_cache_page *page)
 {
 	unsigned long start = (unsigned long)page->addr;
-	void *alias = jit_cache_linear_alias(page->addr);
+	void *alias = page->alias;
 
 	jit_cache_unmap_page(page);
 	/* kmemleak must not scan what is about to be unmapped */
@@ -915,19 +917,9 @@ static void jit_cache_refill_work(struct work_struct *work)
 		queue_delayed_work(system_wq, &pool->reclaim_work, pool->grace);
 }
 
-/**
- * jit_cache_reclaim() - give fully free huge pages back to vmalloc
- * @pool: the pool
- * @spare: give back the spare and pages still in their grace period too
- *
- * Without @spare, pages free for longer than the grace period go, except
- * one that the pool keeps as its spare.  @spare is for memory pressure.
- *
- * Context: process context, may sleep; only tries pool->lock when @spare,
- * as the shrinker may run under it.
- * Return: the number of huge pages given back.
- */
-unsigned long jit_cache_reclaim(struct jit_cache_pool *pool, bool spare)
+/* jit_cache_reclaim(), and the shrinker's reclaims counted as such. */
+static unsigned long __jit_cache_reclaim(struct jit_cache_pool *pool,
+					 bool spare, bool shrinker)
 {
 	struct jit_cache_page *page, *tmp;
 	unsigned long freed = 0, wait = 0;
@@ -957,7 +949,7 @@ unsigned long jit_cache_reclaim(struct jit_cache_pool *pool, bool spare)
 		list_move(&page->list, &victims);
 		pool->stats.huge_pages--;
 		pool->stats.reclaims++;
-		if (spare)
+		if (shrinker)
 			pool->stats.shrinker_reclaims++;
 		freed++;
 	}
@@ -968,6 +960,23 @@ unsigned long jit_cache_reclaim(struct jit_cache_pool *pool, bool spare)
 	if (wait)
 		mod_delayed_work(system_wq, &pool->reclaim_work, wait);
 	return freed;
+}
+
+/**
+ * jit_cache_reclaim() - give fully free huge pages back to vmalloc
+ * @pool: the pool
+ * @spare: give back the spare and pages still in their grace period too
+ *
+ * Without @spare, pages free for longer than the grace period go, except
+ * one that the pool keeps as its spare.  @spare is for memory pressure.
+ *
+ * Context: process context, may sleep; only tries pool->lock when @spare,
+ * as the shrinker may run under it.
+ * Return: the number of huge pages given back.
+ */
+unsigned long jit_cache_reclaim(struct jit_cache_pool *pool, bool spare)
+{
+	return __jit_cache_reclaim(pool, spare, false);
 }
 
 static void jit_cache_reclaim_work(struct work_struct *work)
@@ -1029,7 +1038,8 @@ static const char * const jit_cache_user_names[JIT_CACHE_USER_NR] = {
 /**
  * struct jit_cache_mappings - what the page tables say about a pool
  * @checked: huge pages walked
- * @one_entry: huge pages mapped by one entry each (one TLB entry)
+ * @one_entry: huge pages mapped by one entry each (one TLB entry; on arm64
+ *	a contiguous run counts as one)
  * @writable: huge pages with a writable byte
  * @not_exec: huge pages with a byte that is not executable
  * @alias_writable: huge pages whose linear alias has a writable byte,
@@ -1078,7 +1088,7 @@ static void jit_cache_walk(unsigned long start, unsigned long len,
 static void jit_cache_check_mappings(struct jit_cache_pool *pool,
 				     struct jit_cache_mappings *mp)
 {
-	bool protected = jit_arch_alias_protected();
+	bool protected = jit_arch_can_protect_alias();
 	struct jit_cache_page *page;
 	bool one, w, x;
 
@@ -1092,8 +1102,8 @@ static void jit_cache_check_mappings(struct jit_cache_pool *pool,
 		mp->not_exec += !x;
 		if (!protected)
 			continue;
-		jit_cache_walk((unsigned long)jit_cache_linear_alias(page->addr),
-			       PMD_SIZE, &one, &w, &x);
+		jit_cache_walk((unsigned long)page->alias, PMD_SIZE,
+			       &one, &w, &x);
 		mp->alias_writable += w;
 	}
 	mutex_unlock(&pool->lock);
@@ -1143,7 +1153,7 @@ static int jit_cache_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "mapped_one_entry %lu\n", mp.one_entry);
 	seq_printf(m, "mapped_writable %lu\n", mp.writable);
 	seq_printf(m, "mapped_not_exec %lu\n", mp.not_exec);
-	seq_printf(m, "aliases_protected %d\n", jit_arch_alias_protected());
+	seq_printf(m, "aliases_protected %d\n", jit_arch_can_protect_alias());
 	seq_printf(m, "alias_writable %lu\n", mp.alias_writable);
 	seq_puts(m, "huge_page_addrs");
 	mutex_lock(&pool->lock);
@@ -1304,7 +1314,8 @@ static unsigned long jit_cache_shrink_scan(struct shrinker *shrink,
 	if (!mutex_trylock(&jit_cache_pools_lock))
 		return SHRINK_STOP;
 	list_for_each_entry(pool, &jit_cache_pools, node)
-		freed += jit_cache_reclaim(pool, true) * (PMD_SIZE >> PAGE_SHIFT);
+		freed += __jit_cache_reclaim(pool, true, true) *
+			 (PMD_SIZE >> PAGE_SHIFT);
 	mutex_unlock(&jit_cache_pools_lock);
 	return freed ?: SHRINK_STOP;
 }

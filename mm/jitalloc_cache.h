@@ -166,8 +166,8 @@ int jit_protect_alias(void *addr, size_t len, bool protect);
 
 /**
  * struct jit_leaf - the kernel page-table entry that maps one address
- * @size: bytes that entry maps, one TLB entry (a contiguous-bit run counts
- *	as one); 0 when the address is not mapped
+ * @size: bytes that entry maps (for a contiguous-bit run, the run's size);
+ *	0 when the address is not mapped
  * @writable: the kernel may write through it
  * @exec: the kernel may execute through it
  */
@@ -179,12 +179,15 @@ struct jit_leaf {
 
 /*
  * Architecture hooks for the checks in debugfs: read the leaf entry that
- * maps kernel address @addr in init_mm's page tables, and tell whether
- * jit_arch_protect_alias() really changes the linear map here (it cannot
- * where the linear map is made of blocks the kernel does not split).
+ * maps kernel address @addr in init_mm's page tables, with the effective
+ * permissions, and tell whether jit_arch_protect_alias() really changes
+ * the linear map here (it cannot where the linear map is made of blocks
+ * the kernel does not split).  The caller must own @addr's mapping (a
+ * cache huge page under its pool's lock, or its linear alias): nothing
+ * keeps someone else's page tables from being freed under the walk.
  */
 void jit_arch_kernel_leaf(unsigned long addr, struct jit_leaf *leaf);
-bool jit_arch_alias_protected(void);
+bool jit_arch_can_protect_alias(void);
 
 #ifdef CONFIG_FAULT_INJECTION
 #include <linux/fault-inject.h>

@@ -21,6 +21,7 @@
 #include <linux/vmstat.h>
 #include <linux/vmalloc.h>
 
+#include "internal.h"
 #include "jitalloc_cache.h"
 #include "jitalloc_test_pt.h"
 
@@ -59,15 +60,14 @@ static struct jit_cache_pool *test_pool(struct kunit *test, unsigned long start,
 }
 
 /*
- * A pool in the vmalloc range.  arm64 refuses huge vmalloc mappings while
- * CONFIG_PTDUMP_DEBUGFS is set (its page table dumper cannot cope with
- * their removal): every request then falls back and there is nothing for
- * these cases to test.
+ * A pool in the vmalloc range.  Booted with nohugevmalloc, or on an arch
+ * without PMD vmalloc mappings, every request falls back and there is
+ * nothing for these cases to test.
  */
 static struct jit_cache_pool *vmalloc_pool(struct kunit *test)
 {
-	if (IS_ENABLED(CONFIG_ARM64) && IS_ENABLED(CONFIG_PTDUMP_DEBUGFS))
-		kunit_skip(test, "no huge vmalloc mappings with PTDUMP_DEBUGFS on arm64");
+	if (!vmap_allow_huge_mappings() || !arch_vmap_pmd_supported(PAGE_KERNEL))
+		kunit_skip(test, "no huge vmalloc mappings here");
 	return test_pool(test, VMALLOC_START, VMALLOC_END, TEST_GRACE_MS);
 }
 

@@ -65,20 +65,23 @@ int jit_arch_protect_alias(void *addr, size_t len, bool protect)
 	return ret;
 }
 
-bool jit_arch_alias_protected(void)
+bool jit_arch_can_protect_alias(void)
 {
 	return can_set_direct_map();
 }
 
 /*
- * Walk init_mm's tables down to the entry mapping @addr.  Writable means
- * the hardware permits writes (AP[2], PTE_RDONLY, clear), executable that
- * PXN is clear; a block or page with the contiguous bit is one TLB entry
- * for the whole contiguous run.
+ * Walk init_mm's tables down to the entry mapping @addr, reading each
+ * level once.  Writable: the hardware permits writes now (PTE_RDONLY
+ * clear) or will on the first write (PTE_WRITE, the DBM bit, set).
+ * Executable: PXN clear in the entry and PXNTable clear in every table on
+ * the way.  A block or page with the contiguous bit is reported with the
+ * size of its contiguous run.
  */
 void jit_arch_kernel_leaf(unsigned long addr, struct jit_leaf *leaf)
 {
 	pgd_t *pgdp = pgd_offset_k(addr);
+	bool table_pxn = false;
 	p4d_t *p4dp;
 	pud_t *pudp, pud;
 	pmd_t *pmdp, pmd;
@@ -99,7 +102,8 @@ void jit_arch_kernel_leaf(unsigned long addr, struct jit_leaf *leaf)
 		leaf->size = PUD_SIZE;
 		goto found;
 	}
-	pmdp = pmd_offset(pudp, addr);
+	table_pxn |= pud_val(pud) & PUD_TABLE_PXN;
+	pmdp = pmd_offset(&pud, addr);
 	pmd = READ_ONCE(*pmdp);
 	if (pmd_none(pmd))
 		return;
@@ -108,11 +112,12 @@ void jit_arch_kernel_leaf(unsigned long addr, struct jit_leaf *leaf)
 		leaf->size = pmd_cont(pmd) ? CONT_PMD_SIZE : PMD_SIZE;
 		goto found;
 	}
-	pte = READ_ONCE(*pte_offset_kernel(pmdp, addr));
+	table_pxn |= pmd_val(pmd) & PMD_TABLE_PXN;
+	pte = READ_ONCE(*pte_offset_kernel(&pmd, addr));
 	if (!pte_valid(pte))
 		return;
 	leaf->size = pte_cont(pte) ? CONT_PTE_SIZE : PAGE_SIZE;
 found:
-	leaf->writable = !(pte_val(pte) & PTE_RDONLY);
-	leaf->exec = !(pte_val(pte) & PTE_PXN);
+	leaf->writable = pte_write(pte) || !(pte_val(pte) & PTE_RDONLY);
+	leaf->exec = !table_pxn && !(pte_val(pte) & PTE_PXN);
 }

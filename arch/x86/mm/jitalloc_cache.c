@@ -29,22 +29,32 @@ int jit_arch_protect_alias(void *addr, size_t len, bool protect)
 }
 
 /* The direct map is split as needed, so every alias can be protected. */
-bool jit_arch_alias_protected(void)
+bool jit_arch_can_protect_alias(void)
 {
 	return true;
 }
 
+/*
+ * The effective permissions: NX or a clear RW at any level of the walk
+ * counts, as for the MMU.
+ */
 void jit_arch_kernel_leaf(unsigned long addr, struct jit_leaf *leaf)
 {
 	unsigned int level;
-	pte_t *pte = lookup_address(addr, &level);
+	bool nx, rw;
+	pte_t *ptep, pte;
 
 	memset(leaf, 0, sizeof(*leaf));
-	if (!pte || !pte_present(*pte))
+	ptep = lookup_address_in_pgd_attr(pgd_offset_k(addr), addr, &level,
+					  &nx, &rw);
+	if (!ptep)
+		return;
+	pte = READ_ONCE(*ptep);
+	if (!(pte_flags(pte) & _PAGE_PRESENT))
 		return;
 	leaf->size = page_level_size(level);
-	leaf->writable = pte_write(*pte);
-	leaf->exec = pte_exec(*pte);
+	leaf->writable = rw && pte_write(pte);
+	leaf->exec = !nx && pte_exec(pte);
 }
 
 /* Writes into read-only executable jit text go through text poking. */
