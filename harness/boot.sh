@@ -30,7 +30,10 @@ kvm) cpu_x86=host cpu_arm=host ;;
 esac
 
 append="panic=-1 oops=panic jt_scenario=$scenario"
-[ "$variant" = debug ] && append="$append kmemleak=on"
+# Fault injection (the churn's fault variants) fails kmalloc caches only:
+# stock 6.1 WARNs when vmalloc's own vmap_area allocation fails
+# (mm/vmalloc.c:1603), whoever calls vmalloc.
+[ "$variant" = debug ] && append="$append kmemleak=on slub_debug=A,kmalloc-*"
 # The bench compares two kernels: no KUnit suites at boot in either.
 [ "$scenario" = bench ] && append="$append kunit.enable=0"
 [ "$scenario" = kaslr ] && append="$append kunit.enable=0"

@@ -4,7 +4,9 @@
  * module region, within reach of the kernel's direct branches and ADRP,
  * with a fallback to the 2 GiB window around the kernel when branches can
  * go through PLTs.  kprobes slots and BPF programs are reached through
- * absolute addresses and may be anywhere in vmalloc space.
+ * absolute addresses and may be anywhere in vmalloc space; both are
+ * read-only and executable from the start, written by patching, and
+ * served from the huge page cache.
  */
 
 #include <linux/init.h>
@@ -17,8 +19,6 @@
 
 static struct jit_alloc_params jit_alloc_params __ro_after_init = {
 	.alignment	= MODULE_ALIGN,
-	/* slots are written with aarch64_insn_patch_text() only */
-	.cache_types	= BIT(JIT_TYPE_KPROBES),
 };
 
 /*
@@ -39,8 +39,10 @@ static bool __init jit_kasan_module_shadow(void)
  * the (randomized) module region, falling back to the 2 GiB window with
  * ARM64_MODULE_PLTS unless KASAN can only shadow the module region.  Text
  * starts out non-executable and its users make it read-only and executable
- * once written; kprobes slots, which are written by patching, are
- * read-only and executable from the start.
+ * once written; kprobes slots and BPF programs, written by patching
+ * (aarch64_insn_patch_text(), bpf_arch_text_copy()), are read-only and
+ * executable from the start and come from the cache, unless KASAN can
+ * only shadow the module region.
  */
 struct jit_alloc_params * __init jit_alloc_arch_params(void)
 {
@@ -71,9 +73,10 @@ struct jit_alloc_params * __init jit_alloc_arch_params(void)
 		kprobes->pgprot = PAGE_KERNEL_ROX;
 		kprobes->start = VMALLOC_START;
 		kprobes->end = VMALLOC_END;
-		bpf->pgprot = PAGE_KERNEL;
+		bpf->pgprot = PAGE_KERNEL_ROX;
 		bpf->start = VMALLOC_START;
 		bpf->end = VMALLOC_END;
+		p->cache_types = BIT(JIT_TYPE_KPROBES) | BIT(JIT_TYPE_BPF);
 	}
 
 	return p;

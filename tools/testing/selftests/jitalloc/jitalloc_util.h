@@ -255,6 +255,32 @@ static inline int jt_bpf_load(int ret, int pad)
 }
 
 /* Bytes of JITed code behind @fd, or -errno. */
+/*
+ * A program whose main function returns what its subprogram returns,
+ * @ret: JITed in two passes with the final image address known only at the
+ * end (bpf-to-bpf calls), which JITs that write into a buffer and copy it
+ * into place must get right.
+ */
+static inline int jt_bpf_load_subprog(int ret)
+{
+	struct bpf_insn insns[] = {
+		/* call the subprogram two instructions further on */
+		{ .code = BPF_JMP | BPF_CALL, .src_reg = BPF_PSEUDO_CALL, .imm = 2 },
+		{ .code = BPF_ALU64 | BPF_ADD | BPF_K, .dst_reg = BPF_REG_0, .imm = 0 },
+		{ .code = BPF_JMP | BPF_EXIT },
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = ret },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_type = BPF_PROG_TYPE_SOCKET_FILTER;
+	attr.insns = (unsigned long)insns;
+	attr.insn_cnt = ARRAY_SIZE(insns);
+	attr.license = (unsigned long)"GPL";
+	return jt_bpf(BPF_PROG_LOAD, &attr);
+}
+
 static inline long jt_bpf_jited_len(int fd)
 {
 	struct bpf_prog_info info;
