@@ -446,7 +446,7 @@ static void *jit_cache_text_alloc(enum jit_alloc_type type, size_t len,
 	if (p)
 		return p;
 
-	as.pgprot = PAGE_KERNEL_ROX;
+	as.pgprot = jit_arch_rox_pgprot();
 	p = __jit_alloc(&jit_ctx, &as, true, len,
 			JIT_AREA_POKE | JIT_AREA_FALLBACK | JIT_AREA_ALIAS |
 			(type << JIT_AREA_TYPE_SHIFT), caller);
@@ -832,6 +832,16 @@ void __weak jit_arch_text_set(void *dst, int c, size_t len)
 	memset(dst, c, len);
 }
 
+/*
+ * PAGE_KERNEL_ROX, plus what the architecture adds to executable kernel
+ * mappings at run time (arm64: the BTI guard bit where the CPU has BTI);
+ * asked each time memory is mapped, after CPU features are known.
+ */
+pgprot_t __weak jit_arch_rox_pgprot(void)
+{
+	return PAGE_KERNEL_ROX;
+}
+
 /**
  * jit_update_copy() - write into memory from the jit allocator
  * @dst: where to write; [@dst, @dst + @len) must lie inside one allocation
@@ -840,22 +850,24 @@ void __weak jit_arch_text_set(void *dst, int c, size_t len)
  *
  * Text that the architecture maps read-only is written with text poking,
  * anything else with memcpy().  A write that is not inside one live
- * allocation is refused: warned about, counted and not done.  Instruction caches are the
- * caller's business, as they are after memcpy().
+ * allocation is refused: warned about, counted and not done.
+ * Instruction caches are the caller's business, as they are after
+ * memcpy().
  *
  * Context: Process context, may sleep.
+ * Return: 0, or -EINVAL for a refused write.
  */
-void jit_update_copy(void *dst, const void *src, size_t len)
+int jit_update_copy(void *dst, const void *src, size_t len)
 {
 	unsigned long area;
 
 	if (!len)
-		return;
+		return 0;
 	if (!jit_update_check(dst, len, &area)) {
 		jit_refuse(JIT_REFUSED_UPDATE,
 			   "copy to %p+%zu is not inside an allocation\n",
 			   dst, len);
-		return;
+		return -EINVAL;
 	}
 
 	if (area & JIT_AREA_POKE) {
@@ -864,6 +876,7 @@ void jit_update_copy(void *dst, const void *src, size_t len)
 	} else {
 		memcpy(dst, src, len);
 	}
+	return 0;
 }
 EXPORT_SYMBOL_GPL(jit_update_copy);
 
@@ -876,18 +889,19 @@ EXPORT_SYMBOL_GPL(jit_update_copy);
  * Like jit_update_copy(), with memset() semantics.
  *
  * Context: Process context, may sleep.
+ * Return: 0, or -EINVAL for a refused write.
  */
-void jit_update_set(void *dst, int c, size_t len)
+int jit_update_set(void *dst, int c, size_t len)
 {
 	unsigned long area;
 
 	if (!len)
-		return;
+		return 0;
 	if (!jit_update_check(dst, len, &area)) {
 		jit_refuse(JIT_REFUSED_UPDATE,
 			   "set of %p+%zu is not inside an allocation\n",
 			   dst, len);
-		return;
+		return -EINVAL;
 	}
 
 	if (area & JIT_AREA_POKE) {
@@ -896,6 +910,7 @@ void jit_update_set(void *dst, int c, size_t len)
 	} else {
 		memset(dst, c, len);
 	}
+	return 0;
 }
 EXPORT_SYMBOL_GPL(jit_update_set);
 

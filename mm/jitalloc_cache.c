@@ -334,6 +334,14 @@ static bool jit_cache_pmd_mapped(unsigned long addr)
 	return pmd_present(*pmd) && pmd_leaf(*pmd);
 }
 
+/* A pool's protections, with what the arch adds to ROX at run time. */
+static pgprot_t jit_pool_pgprot(struct jit_cache_pool *pool)
+{
+	if (pgprot_val(pool->as.pgprot) == pgprot_val(PAGE_KERNEL_ROX))
+		return jit_arch_rox_pgprot();
+	return pool->as.pgprot;
+}
+
 static void *__jit_cache_vmalloc_huge(struct jit_cache_pool *pool,
 				      unsigned long start, unsigned long end)
 {
@@ -345,7 +353,8 @@ static void *__jit_cache_vmalloc_huge(struct jit_cache_pool *pool,
 	if (pool->kasan_shadow)
 		vm_flags |= VM_DEFER_KMEMLEAK;
 	p = __vmalloc_node_range(PMD_SIZE, PMD_SIZE, start, end,
-				 GFP_KERNEL | __GFP_NOWARN, pool->as.pgprot,
+				 GFP_KERNEL | __GFP_NOWARN,
+				 jit_pool_pgprot(pool),
 				 vm_flags, NUMA_NO_NODE,
 				 __builtin_return_address(0));
 	if (!p)

@@ -153,8 +153,8 @@ void jit_free(void *buf);
 bool jit_text_is_rox(enum jit_alloc_type type);
 bool jit_is_rox_text(const void *addr);
 unsigned long jit_free_seq(void);
-void jit_update_copy(void *dst, const void *src, size_t len);
-void jit_update_set(void *dst, int c, size_t len);
+int jit_update_copy(void *dst, const void *src, size_t len);
+int jit_update_set(void *dst, int c, size_t len);
 
 struct jit_alloc_params *jit_alloc_arch_params(void);
 void jit_alloc_init(void);
@@ -162,6 +162,8 @@ void jit_alloc_init(void);
 /* Architecture text poking, used with %JIT_ALLOC_USE_TEXT_POKE. */
 void jit_arch_text_copy(void *dst, const void *src, size_t len);
 void jit_arch_text_set(void *dst, int c, size_t len);
+/* Protections of memory mapped read-only and executable from the start. */
+pgprot_t jit_arch_rox_pgprot(void);
 
 /* The allocator with an explicit context; for mm/jitalloc_test.c. */
 int jit_alloc_ctx_init(struct jit_alloc_ctx *ctx,
@@ -218,14 +220,16 @@ static inline unsigned long jit_free_seq(void)
 	return 0;
 }
 
-static inline void jit_update_copy(void *dst, const void *src, size_t len)
+static inline int jit_update_copy(void *dst, const void *src, size_t len)
 {
 	memcpy(dst, src, len);
+	return 0;
 }
 
-static inline void jit_update_set(void *dst, int c, size_t len)
+static inline int jit_update_set(void *dst, int c, size_t len)
 {
 	memset(dst, c, len);
+	return 0;
 }
 
 static inline void jit_alloc_init(void) { }

@@ -81,3 +81,13 @@ struct jit_alloc_params * __init jit_alloc_arch_params(void)
 
 	return p;
 }
+
+/*
+ * Executable kernel mappings carry the BTI guard bit where the CPU has BTI
+ * (set_memory_x() adds it the same way), so that the landing pads the BPF
+ * JIT emits are enforced in memory that is executable from the start.
+ */
+pgprot_t jit_arch_rox_pgprot(void)
+{
+	return __pgprot(pgprot_val(PAGE_KERNEL_ROX) | PTE_MAYBE_GP);
+}
