@@ -2,13 +2,13 @@
 # SPDX-License-Identifier: GPL-2.0
 # make soak: SOAK_SECONDS (default 600) of all four users' churn under
 # memory pressure from stress-ng, on each of SOAK_TARGETS (default
-# "x86_64:default arm64:hugevmap"), then the churn test's checks: every
+# "x86_64:default arm64:default"), then the churn test's checks: every
 # counter back, no W+X, cache pages still one ROX PMD, the shrinkers
 # reclaimed.  Not part of make test.  Prints each target's figures.
 . "$(dirname "$0")/lib.sh"
 
 secs=${SOAK_SECONDS:-600}
-targets=${SOAK_TARGETS:-"x86_64:default arm64:hugevmap"}
+targets=${SOAK_TARGETS:-"x86_64:default arm64:default"}
 case "$secs" in
 '' | *[!0-9]*) die "SOAK_SECONDS must be a number of seconds, not '$secs'" ;;
 esac
