@@ -213,17 +213,32 @@ static int add_kprobes(int want)
 	/*
 	 * On x86 a probe on the first byte of an ftrace-able function is
 	 * handled by ftrace; probe the instruction after the 5-byte fentry
-	 * call so every probe gets an instruction slot, as on arm64.
+	 * call so every probe gets an instruction slot, as on arm64.  With
+	 * IBT the call follows a 4-byte ENDBR64: the kprobe code refuses +5
+	 * (inside the call) and +9 is the next instruction.
 	 */
+	static const int x86_offs[] = { 5, 9 }, arm64_offs[] = { 0 };
+	const int *offs;
 	struct utsname u;
-	int off, i, got = 0;
+	int noffs, k, i, got = 0;
 	char cmd[320], path[256];
 
 	uname(&u);
-	off = strcmp(u.machine, "x86_64") ? 0 : 5;
+	if (strcmp(u.machine, "x86_64")) {
+		offs = arm64_offs;
+		noffs = 1;
+	} else {
+		offs = x86_offs;
+		noffs = 2;
+	}
 	for (i = 0; i < nfuncs && got < want; i++) {
-		snprintf(cmd, sizeof(cmd), "p:jitload/k%d %.127s+%d\n", got, funcs[i], off);
-		if (jt_append(events, cmd))
+		for (k = 0; k < noffs; k++) {
+			snprintf(cmd, sizeof(cmd), "p:jitload/k%d %.127s+%d\n",
+				 got, funcs[i], offs[k]);
+			if (!jt_append(events, cmd))
+				break;
+		}
+		if (k == noffs)
 			continue;
 		snprintf(path, sizeof(path), JT_TRACEFS "/events/jitload/k%d/enable", got);
 		if (jt_write(path, "1")) {
