@@ -637,6 +637,28 @@ static int check_pool_huge_pages(struct __test_metadata *_metadata,
 	return n;
 }
 
+/* check_pool_huge_pages() over every pool; the huge pages they hold. */
+static int check_all_pools(struct __test_metadata *_metadata)
+{
+	const char *dir = JT_DEBUGFS "/jitalloc";
+	struct dirent *d;
+	int pages = 0;
+	DIR *dp;
+
+	dp = opendir(dir);
+	ASSERT_NE(NULL, dp) TH_LOG("%s: %s", dir, strerror(errno));
+	while ((d = readdir(dp))) {
+		char path[512];
+
+		if (!stats_file(d) || !strcmp(d->d_name, BLOCKS_FILE))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+		pages += check_pool_huge_pages(_metadata, path);
+	}
+	closedir(dp);
+	return pages;
+}
+
 /*
  * A kprobe inside a function (not on its ftrace call site, where x86
  * kprobes ride ftrace and need no slot) takes an instruction slot, from a
@@ -709,26 +731,14 @@ TEST(kprobe_slots_from_cache)
  */
 TEST(cache_huge_pages_pmd_mapped)
 {
-	const char *dir = JT_DEBUGFS "/jitalloc";
-	int fds[32], i, pages = 0;
-	struct dirent *d;
-	DIR *dp;
+	int fds[32], i, pages;
 
-	dp = opendir(dir);
-	if (!dp)
-		SKIP(return, "no %s: kernel without CONFIG_JIT_ALLOC_CACHE", dir);
+	if (access(JT_DEBUGFS "/jitalloc", F_OK))
+		SKIP(return, "no %s: kernel without CONFIG_JIT_ALLOC_CACHE",
+		     JT_DEBUGFS "/jitalloc");
 	for (i = 0; i < 32; i++)
 		ASSERT_LE(0, fds[i] = jt_bpf_load(i, i));
-
-	while ((d = readdir(dp))) {
-		char path[512];
-
-		if (!stats_file(d) || !strcmp(d->d_name, BLOCKS_FILE))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
-		pages += check_pool_huge_pages(_metadata, path);
-	}
-	closedir(dp);
+	pages = check_all_pools(_metadata);
 	for (i = 0; i < 32; i++)
 		close(fds[i]);
 	if (!pages)
@@ -1483,23 +1493,12 @@ TEST(no_wx_mapping_after_users)
  */
 TEST(cache_pages_rox_after_users)
 {
-	const char *dir = JT_DEBUGFS "/jitalloc";
-	struct dirent *d;
-	int pages = 0;
-	DIR *dp;
+	int pages;
 
-	dp = opendir(dir);
-	if (!dp)
-		SKIP(return, "no %s: kernel without CONFIG_JIT_ALLOC_CACHE", dir);
-	while ((d = readdir(dp))) {
-		char path[512];
-
-		if (!stats_file(d) || !strcmp(d->d_name, BLOCKS_FILE))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
-		pages += check_pool_huge_pages(_metadata, path);
-	}
-	closedir(dp);
+	if (access(JT_DEBUGFS "/jitalloc", F_OK))
+		SKIP(return, "no %s: kernel without CONFIG_JIT_ALLOC_CACHE",
+		     JT_DEBUGFS "/jitalloc");
+	pages = check_all_pools(_metadata);
 	if (!pages)
 		SKIP(return, "the cache holds no huge page (no PMD vmalloc mappings here)");
 }
