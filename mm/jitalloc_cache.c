@@ -244,9 +244,13 @@ static DEFINE_MUTEX(jit_cache_pools_lock);
 /*
  * Every huge page of every pool, by address range, so that a free or an
  * update finds its page in O(log n) without taking any pool's lock but the
- * page's own.  A reader holds jit_cache_map_sem for reading from the lookup
- * until it holds the page's pool lock; a page is erased under it for
- * writing, after it was marked dead, and only then freed.
+ * page's own.  The tree is not in RCU mode: adding or erasing a page
+ * rewrites a node in place, so a lookup holds the tree's own lock (a
+ * lockless load can read a torn node, miss a live page or return another
+ * one).  A reader holds jit_cache_map_sem for reading from the lookup
+ * until it holds the page's pool lock; a page is marked dead, erased, and
+ * freed only after jit_cache_map_sem was taken for writing once, when no
+ * reader that found it can still be on its way to its pool's lock.
  */
 static DEFINE_MTREE(jit_cache_map);
 static DECLARE_RWSEM(jit_cache_map_sem);
@@ -738,7 +742,9 @@ static struct jit_cache_page *jit_cache_find_lock(const void *addr)
 	struct jit_cache_page *page;
 
 	down_read(&jit_cache_map_sem);
+	mtree_lock(&jit_cache_map);
 	page = mtree_load(&jit_cache_map, (unsigned long)addr);
+	mtree_unlock(&jit_cache_map);
 	if (page) {
 		mutex_lock(&page->pool->lock);
 		if (page->dead) {

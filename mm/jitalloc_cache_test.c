@@ -64,10 +64,15 @@ static struct jit_cache_pool *test_pool(struct kunit *test, unsigned long start,
  * without PMD vmalloc mappings, every request falls back and there is
  * nothing for these cases to test.
  */
-static struct jit_cache_pool *vmalloc_pool(struct kunit *test)
+static void require_huge_vmalloc(struct kunit *test)
 {
 	if (!vmap_allow_huge_mappings() || !arch_vmap_pmd_supported(PAGE_KERNEL))
 		kunit_skip(test, "no huge vmalloc mappings here");
+}
+
+static struct jit_cache_pool *vmalloc_pool(struct kunit *test)
+{
+	require_huge_vmalloc(test);
 	return test_pool(test, VMALLOC_START, VMALLOC_END, TEST_GRACE_MS);
 }
 
@@ -564,6 +569,10 @@ static void cache_test_refill_race(struct kunit *test)
 	struct task_struct *t;
 	int i;
 
+	static const char * const names[RACE_THREADS] = {
+		NULL, "race-1", "race-2",
+	};
+
 	for (i = 0; i < RACE_THREADS; i++) {
 		struct jit_address_space as = {
 			.pgprot = PAGE_KERNEL_ROX,
@@ -573,7 +582,7 @@ static void cache_test_refill_race(struct kunit *test)
 
 		/* the first thread uses the test's pool, the others their own */
 		if (i)
-			pool = jit_cache_pool_create("race", &as, false,
+			pool = jit_cache_pool_create(names[i], &as, false,
 						     test_fill(), TEST_GRACE_MS);
 		KUNIT_ASSERT_NOT_NULL(test, pool);
 		args[i] = (struct race_arg){
@@ -601,6 +610,94 @@ static void cache_test_refill_race(struct kunit *test)
 	kunit_info(test, "%lu rounds in %u ms, %lu second frees refused\n",
 		   rounds, race_ms, refused);
 	KUNIT_EXPECT_GT(test, refused, 0UL);
+}
+
+struct churn_arg {
+	struct jit_cache_pool *pool;
+	unsigned long until;
+	unsigned long cycles, errors;
+	struct completion done;
+};
+
+/* Give @arg->pool a huge page and take it away again, over and over. */
+static int page_churn_thread(void *data)
+{
+	struct churn_arg *arg = data;
+	void *p;
+
+	while (time_before(jiffies, arg->until)) {
+		p = jit_cache_alloc(arg->pool, 64, JIT_CACHE_USER_OTHER);
+		if (!p || jit_cache_free(p)) {
+			arg->errors++;
+			break;
+		}
+		jit_cache_flush(arg->pool);
+		if (jit_cache_reclaim(arg->pool, true) != 1) {
+			arg->errors++;
+			break;
+		}
+		arg->cycles++;
+	}
+	complete(&arg->done);
+	return 0;
+}
+
+/*
+ * Looking an address up finds its page while other pools' pages come and
+ * go.  The pages of all pools share one lookup tree, and adding or removing
+ * a page rewrites the tree's node in place: a lookup that does not exclude
+ * writers can read a torn node and miss a live allocation, or return
+ * another pool's page.  The churning pool lies below the looked-up one, so
+ * that every insertion and removal moves the entries that are looked up.
+ */
+static void cache_test_lookup_while_pages_change(struct kunit *test)
+{
+	unsigned long mid = VMALLOC_START +
+		ALIGN((VMALLOC_END - VMALLOC_START) / 2, PMD_SIZE);
+	struct jit_cache_pool *pool, *other;
+	unsigned long lookups = 0, misses = 0;
+	struct jit_address_space as = {
+		.pgprot = PAGE_KERNEL_ROX,
+		.start = VMALLOC_START,
+		.end = mid,
+	};
+	struct churn_arg arg = { };
+	struct task_struct *t;
+	void *live[4];
+	int i;
+
+	require_huge_vmalloc(test);
+	pool = test_pool(test, mid, VMALLOC_END, TEST_GRACE_MS);
+	for (i = 0; i < ARRAY_SIZE(live); i++) {
+		live[i] = jit_cache_alloc(pool, 64 << i, JIT_CACHE_USER_OTHER);
+		KUNIT_ASSERT_NOT_NULL(test, live[i]);
+	}
+	other = jit_cache_pool_create("lookup-churn", &as, false, test_fill(),
+				      TEST_GRACE_MS);
+	KUNIT_ASSERT_NOT_NULL(test, other);
+
+	arg.pool = other;
+	arg.until = jiffies + msecs_to_jiffies(race_ms);
+	init_completion(&arg.done);
+	t = kthread_run(page_churn_thread, &arg, "jitcache-churn");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	while (!completion_done(&arg.done)) {
+		for (i = 0; i < ARRAY_SIZE(live); i++, lookups++)
+			if (jit_cache_check_update(live[i], 64 << i))
+				misses++;
+		if (lookups % 256 == 0)
+			cond_resched();
+	}
+	wait_for_completion(&arg.done);
+	jit_cache_pool_destroy(other);
+
+	kunit_info(test, "%lu lookups during %lu page insertions and removals\n",
+		   lookups, arg.cycles);
+	KUNIT_EXPECT_EQ(test, arg.errors, 0UL);
+	KUNIT_EXPECT_GT(test, arg.cycles, 0UL);
+	KUNIT_EXPECT_EQ(test, misses, 0UL);
+	for (i = 0; i < ARRAY_SIZE(live); i++)
+		KUNIT_EXPECT_EQ(test, jit_cache_free(live[i]), 0);
 }
 
 /*
@@ -774,6 +871,7 @@ static struct kunit_case jitalloc_cache_test_cases[] = {
 	KUNIT_CASE(cache_test_through_jit_api),
 	KUNIT_CASE(cache_test_refill_window),
 	KUNIT_CASE(cache_test_refill_race),
+	KUNIT_CASE(cache_test_lookup_while_pages_change),
 	KUNIT_CASE(cache_test_nowait),
 	KUNIT_CASE(cache_test_alias_failure),
 	KUNIT_CASE(cache_test_alias_restore_failure),
