@@ -4,9 +4,9 @@
  * module region, within reach of the kernel's direct branches and ADRP,
  * with a fallback to the 2 GiB window around the kernel when branches can
  * go through PLTs.  kprobes slots and BPF programs are reached through
- * absolute addresses and may be anywhere in vmalloc space; both are
- * read-only and executable from the start, written by patching, and
- * served from the huge page cache.
+ * absolute addresses and may be anywhere in vmalloc space.  Module text,
+ * kprobes slots and BPF programs are read-only and executable from the
+ * start, written by patching, and served from the huge page cache.
  */
 
 #include <linux/init.h>
@@ -39,10 +39,13 @@ static bool __init jit_kasan_module_shadow(void)
  * the (randomized) module region, falling back to the 2 GiB window with
  * ARM64_MODULE_PLTS unless KASAN can only shadow the module region.  Text
  * starts out non-executable and its users make it read-only and executable
- * once written; kprobes slots and BPF programs, written by patching
- * (aarch64_insn_patch_text(), bpf_arch_text_copy()), are read-only and
- * executable from the start and come from the cache, unless KASAN can
- * only shadow the module region.
+ * once written.  Module text (relocated and patched in a copy by the
+ * loader, see module_writable_address()), kprobes slots and BPF programs,
+ * written by patching (aarch64_insn_patch_text(), bpf_arch_text_copy()),
+ * are read-only and executable from the start and come from the cache,
+ * unless KASAN can only shadow the module region.  Module text keeps the
+ * module region's KASLR: when the region was randomized, each huge page
+ * goes to a random place in it.
  */
 struct jit_alloc_params * __init jit_alloc_arch_params(void)
 {
@@ -76,8 +79,14 @@ struct jit_alloc_params * __init jit_alloc_arch_params(void)
 		bpf->pgprot = PAGE_KERNEL_ROX;
 		bpf->start = VMALLOC_START;
 		bpf->end = VMALLOC_END;
-		p->cache_types = BIT(JIT_TYPE_KPROBES) | BIT(JIT_TYPE_BPF);
+		p->cache_types = BIT(JIT_TYPE_MODULE_TEXT) |
+				 BIT(JIT_TYPE_KPROBES) | BIT(JIT_TYPE_BPF);
 	}
+#ifdef CONFIG_RANDOMIZE_BASE
+	/* kaslr_module_init() moved the module region */
+	if (module_alloc_base != (u64)_etext - MODULES_VSIZE)
+		p->flags |= JIT_ALLOC_RANDOMIZE;
+#endif
 
 	return p;
 }

@@ -3,7 +3,8 @@
  * jitalloc_testmod - a module whose layout exercises the module loader's
  * use of jitalloc: code calling through relocated function pointers (an
  * indirect call: a retpoline site where retpolines are on), a static key,
- * x86 alternatives, read-only data, __ro_after_init data and writable data.
+ * x86 or arm64 alternatives, read-only data, __ro_after_init data and
+ * writable data.
  *
  * On load it checks that all of them work and publishes the result in
  * /sys/module/jitalloc_testmod/parameters/selfcheck ("ok" or the first
@@ -18,6 +19,10 @@
 #ifdef CONFIG_X86
 #include <asm/alternative.h>
 #include <asm/cpufeatures.h>
+#endif
+#ifdef CONFIG_ARM64
+#include <asm/alternative.h>
+#include <asm/cpucaps.h>
 #endif
 
 static char selfcheck[32] = "not run";
@@ -72,6 +77,26 @@ static noinline int jt_alternatives(void)
 
 	asm volatile(ALTERNATIVE("", "incl %0", X86_FEATURE_ALWAYS) : "+m" (v));
 	asm volatile(ALTERNATIVE("", "addl $2, %0", X86_FEATURE_XENPV) : "+m" (v));
+	return v;
+}
+#elif defined(CONFIG_ARM64)
+/*
+ * Alternative sites the loader patches while the text is in its writable
+ * copy: both replaced (ARM64_ALWAYS_SYSTEM), the second with an ADRP that
+ * the loader relocates in the replacement section and then moves to the
+ * site, so both steps must compute with the final addresses.
+ */
+static noinline int jt_alternatives(void)
+{
+	unsigned long page;
+	int v = 0;
+
+	asm volatile(ALTERNATIVE("nop", "add %w0, %w0, #1", ARM64_ALWAYS_SYSTEM)
+		     : "+r" (v));
+	asm volatile(ALTERNATIVE("mov %0, xzr", "adrp %0, %1", ARM64_ALWAYS_SYSTEM)
+		     : "=r" (page) : "S" (jt_rodata));
+	if (page != ((unsigned long)jt_rodata & ~0xfffUL))
+		return -1;
 	return v;
 }
 #else
