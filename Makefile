@@ -12,7 +12,7 @@
 #   make patches  regenerate patches/ from commits in build/src/jitalloc
 #   make cross    compile-test the series on other architectures
 #
-# ARCH=x86_64|arm64  VARIANT=default|debug|nomodules|hugevmap|stock  ACCEL=tcg|kvm
+# ARCH=x86_64|arm64  VARIANT=default|debug|nomodules|hugevmap|16k|stock  ACCEL=tcg|kvm
 
 ARCH ?= x86_64
 VARIANT ?= default

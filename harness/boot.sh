@@ -28,6 +28,9 @@ tcg) cpu_x86=max cpu_arm=cortex-a57 ;;
 kvm) cpu_x86=host cpu_arm=host ;;
 *) die "unknown ACCEL '$accel' (tcg or kvm)" ;;
 esac
+# Cortex-A57 has no 16K translation granule: a 16K-page kernel would not
+# print a line.  Cortex-A76 (ARMv8.2) has all three.
+[ "$accel" = tcg ] && [ "$variant" = 16k ] && cpu_arm=cortex-a76
 
 append="panic=-1 oops=panic jt_scenario=$scenario"
 # Fault injection (the churn's fault variants) fails kmalloc caches only:

@@ -25,6 +25,7 @@ esac
 [ "$variant" != stock ] && frags="$frags $TOP/configs/jitalloc.config"
 [ "$variant" = debug ] && frags="$frags $TOP/configs/debug.config"
 [ "$variant" = hugevmap ] && frags="$frags $TOP/configs/hugevmap.config"
+[ "$variant" = 16k ] && frags="$frags $TOP/configs/16k.config"
 for f in $frags; do
 	[ -f "$f" ] || die "config fragment ${f#$TOP/} not found"
 done

@@ -14,7 +14,7 @@ LOGS=$BUILD/logs
 DL=$BUILD/dl
 BASE_TARBALL=/usr/src/linux-source-6.1.tar.xz
 ARCHES="x86_64 arm64"
-VARIANTS="default debug nomodules hugevmap"
+VARIANTS="default debug nomodules hugevmap 16k"
 
 # Files the series adds: copied from the repo top level into the patched
 # tree.  Every regular file under these roots is overlay.
@@ -73,7 +73,7 @@ check_arch() {
 
 check_variant() {
 	case "$1" in
-	default|debug|nomodules|hugevmap|stock) ;;
+	default|debug|nomodules|hugevmap|16k|stock) ;;
 	*) die "unknown variant '$1' (known: $VARIANTS stock)" ;;
 	esac
 }

@@ -8,7 +8,7 @@
 # x86_64:stock is the negative control: stock 6.1 from the same config,
 # where every claim test (tools/testing/selftests/jitalloc/
 # jitalloc_claims.h) must fail.
-TARGETS=${TEST_TARGETS:-"x86_64:default arm64:default arm64:hugevmap x86_64:nomodules x86_64:debug x86_64:stock"}
+TARGETS=${TEST_TARGETS:-"x86_64:default arm64:default arm64:16k x86_64:nomodules x86_64:debug x86_64:stock"}
 # Suites every patched kernel must run; a missing one is a failure.
 KUNIT_SUITES="jitalloc jitalloc_cache jitalloc_blocks"
 SELFTESTS="jitalloc"

@@ -507,7 +507,14 @@ static void __init jit_alloc_cache_init(void)
 		as.pgprot = PAGE_KERNEL_ROX;
 		pool = jit_cache_pool_create(name, &as, jit_kasan_shadow(&jit_ctx),
 					     p->text_fill, JIT_CACHE_GRACE_MS);
-		if (pool && (p->flags & JIT_ALLOC_RANDOMIZE))
+		/*
+		 * Randomized placement is module KASLR: for a pool holding
+		 * module text.  Scattering the huge pages of a pool over a
+		 * range as large as vmalloc space would take page tables for
+		 * each and keep them, since vunmap does not free them.
+		 */
+		if (pool && (p->flags & JIT_ALLOC_RANDOMIZE) &&
+		    (sharing & BIT(JIT_TYPE_MODULE_TEXT)))
 			jit_cache_pool_randomize(pool);
 		for_each_set_bit(j, &sharing, JIT_TYPE_NR)
 			jit_pools[j] = pool;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * jitalloc_cache - PMD-sized read-only-executable pages shared by the small
- * users of executable memory.
+ * jitalloc_cache - huge read-only-executable pages shared by the small users
+ * of executable memory.
  *
  * BPF programs, kprobes instruction slots and ftrace trampolines are tens to
  * hundreds of bytes each, yet every one of them used to take at least one
@@ -17,14 +17,16 @@
  * list of huge pages and one mutex; the callers are all process context and
  * may sleep (no IRQ context: vmalloc and text poking both sleep).
  *
- * Huge pages.  A page is PMD_SIZE bytes from vmalloc with VM_ALLOW_HUGE_VMAP,
- * PMD-aligned, mapped read-only + executable from the start.  vmalloc falls
- * back to small pages silently, so the page table is walked and anything but
- * a single PMD leaf is given back.  Before a byte is handed out the page is
- * filled with the architecture's trapping instruction through its linear
- * (direct map) alias, which is then made read-only (x86) or unmapped
- * (arm64) in one PMD-sized step so no writable alias of the code remains
- * and the direct map is not split below 2 MiB.
+ * Huge pages.  A page is JIT_CACHE_PAGE_SIZE bytes from vmalloc with
+ * VM_ALLOW_HUGE_VMAP, aligned to its size, mapped read-only + executable
+ * from the start: one PMD leaf, or where a PMD maps more than 2 MiB (arm64
+ * with 16K or 64K pages) one 2 MiB run of contiguous PTEs, one TLB entry
+ * either way.  vmalloc falls back to small pages silently, so the page
+ * table is walked and anything but a single such entry is given back.
+ * Before a byte is handed out the page is filled with the architecture's
+ * trapping instruction through its linear (direct map) alias, which is then
+ * made read-only in one step over the whole page, so no writable alias of
+ * the code remains and the direct map is not split below the page size.
  *
  * Chunks.  A huge page is carved into JIT_CACHE_CHUNK_SIZE chunks tracked by
  * two bitmaps, as mm/percpu.c does: alloc_map has a bit per chunk in use and
@@ -36,8 +38,8 @@
  * allocation and free touch nothing but bitmaps.  The search
  * is bitmap_find_next_zero_area() from a per-page first-free hint, skipping
  * pages with fewer free chunks than asked for: the cost is bounded by
- * PMD_SIZE / JIT_CACHE_CHUNK_SIZE bits per huge page held.  Requests of a
- * page or more are page aligned, smaller ones chunk aligned.
+ * JIT_CACHE_PAGE_SIZE / JIT_CACHE_CHUNK_SIZE bits per huge page held.
+ * Requests of a page or more are page aligned, smaller ones chunk aligned.
  *
  * Freeing.  Freed chunks must not run again, so they are refilled with
  * trapping instructions before they can be handed out again.  The refill is
@@ -111,7 +113,7 @@
 #define JIT_CACHE_CHUNK_SHIFT	6
 #endif
 #define JIT_CACHE_CHUNK_SIZE	BIT(JIT_CACHE_CHUNK_SHIFT)
-#define JIT_CACHE_PAGE_CHUNKS	(PMD_SIZE >> JIT_CACHE_CHUNK_SHIFT)
+#define JIT_CACHE_PAGE_CHUNKS	(JIT_CACHE_PAGE_SIZE >> JIT_CACHE_CHUNK_SHIFT)
 #define JIT_CACHE_PAGE_ALIGN	((PAGE_SIZE >> JIT_CACHE_CHUNK_SHIFT) - 1)
 /* refill freed chunks this long after the first free of a burst */
 #define JIT_CACHE_REFILL_DELAY	max(1, HZ / 100)
@@ -120,10 +122,10 @@
 static_assert(BIT(JIT_CACHE_USER_BITS) >= JIT_CACHE_USER_NR);
 
 /**
- * struct jit_cache_page - one PMD-sized ROX page carved into chunks
+ * struct jit_cache_page - one huge ROX page carved into chunks
  * @list: entry in &jit_cache_pool.pages
  * @pool: the pool that holds it
- * @addr: start of the mapping, PMD aligned
+ * @addr: start of the mapping, aligned to JIT_CACHE_PAGE_SIZE
  * @alias: its linear-map alias
  * @dead: taken off the pool for freeing; lookups must not use it
  * @used: chunks allocated, waiting for their refill or being refilled
@@ -267,7 +269,7 @@ DECLARE_FAULT_ATTR(jit_fail_alias);
 
 static bool jit_should_fail_huge_page(void)
 {
-	return should_fail(&jit_fail_huge_page, PMD_SIZE);
+	return should_fail(&jit_fail_huge_page, JIT_CACHE_PAGE_SIZE);
 }
 
 static bool jit_should_fail_alias(size_t len)
@@ -318,24 +320,32 @@ static unsigned long bytes_in_use(const struct jit_cache_stats *s)
 	return sum;
 }
 
-/* Is @addr mapped by a single PMD leaf entry in the kernel page tables? */
-static bool jit_cache_pmd_mapped(unsigned long addr)
+/**
+ * jit_cache_pages_possible() - can vmalloc map a cache page as one entry?
+ * @prot: the protections it would be mapped with
+ *
+ * Return: true when huge vmalloc mappings are on (no nohugevmalloc) and the
+ * architecture maps JIT_CACHE_PAGE_SIZE of vmalloc memory with @prot as one
+ * PMD leaf or, where the cache page is smaller than a PMD, as one run of
+ * contiguous PTEs.
+ */
+bool jit_cache_pages_possible(pgprot_t prot)
 {
-	pgd_t *pgd = pgd_offset_k(addr);
-	p4d_t *p4d;
-	pud_t *pud;
-	pmd_t *pmd;
+	if (!vmap_allow_huge_mappings())
+		return false;
+	if (JIT_CACHE_PAGE_SHIFT == PMD_SHIFT)
+		return arch_vmap_pmd_supported(prot);
+	return arch_vmap_pte_supported_shift(JIT_CACHE_PAGE_SIZE) ==
+	       JIT_CACHE_PAGE_SHIFT;
+}
 
-	if (pgd_none(*pgd) || pgd_bad(*pgd))
-		return false;
-	p4d = p4d_offset(pgd, addr);
-	if (p4d_none(*p4d) || p4d_leaf(*p4d))
-		return false;
-	pud = pud_offset(p4d, addr);
-	if (pud_none(*pud) || pud_leaf(*pud))
-		return false;
-	pmd = pmd_offset(pud, addr);
-	return pmd_present(*pmd) && pmd_leaf(*pmd);
+/* Is @addr mapped by one entry that covers a whole cache page? */
+static bool jit_cache_page_mapped(unsigned long addr)
+{
+	struct jit_leaf leaf;
+
+	jit_arch_kernel_leaf(addr, &leaf);
+	return leaf.size >= JIT_CACHE_PAGE_SIZE;
 }
 
 /* A pool's protections, with what the arch adds to ROX at run time. */
@@ -352,25 +362,25 @@ static void *__jit_cache_vmalloc_huge(struct jit_cache_pool *pool,
 	unsigned long vm_flags = VM_ALLOW_HUGE_VMAP;
 	void *p;
 
-	if (!start || end <= start || end - start < PMD_SIZE)
+	if (!start || end <= start || end - start < JIT_CACHE_PAGE_SIZE)
 		return NULL;
 	if (pool->kasan_shadow)
 		vm_flags |= VM_DEFER_KMEMLEAK;
-	p = __vmalloc_node_range(PMD_SIZE, PMD_SIZE, start, end,
-				 GFP_KERNEL | __GFP_NOWARN,
+	p = __vmalloc_node_range(JIT_CACHE_PAGE_SIZE, JIT_CACHE_PAGE_SIZE,
+				 start, end, GFP_KERNEL | __GFP_NOWARN,
 				 jit_pool_pgprot(pool),
 				 vm_flags, NUMA_NO_NODE,
 				 __builtin_return_address(0));
 	if (!p)
 		return NULL;
-	if (!IS_ALIGNED((unsigned long)p, PMD_SIZE) ||
-	    !jit_cache_pmd_mapped((unsigned long)p)) {
+	if (!IS_ALIGNED((unsigned long)p, JIT_CACHE_PAGE_SIZE) ||
+	    !jit_cache_page_mapped((unsigned long)p)) {
 		/* vmalloc fell back to small pages: not what we are for */
 		vfree(p);
 		return NULL;
 	}
 	if (pool->kasan_shadow &&
-	    kasan_alloc_module_shadow(p, PMD_SIZE, GFP_KERNEL) < 0) {
+	    kasan_alloc_module_shadow(p, JIT_CACHE_PAGE_SIZE, GFP_KERNEL) < 0) {
 		vfree(p);
 		return NULL;
 	}
@@ -381,18 +391,18 @@ static void *__jit_cache_vmalloc_huge(struct jit_cache_pool *pool,
 
 /*
  * A huge page in [@start, @end): at the lowest free place, or for a
- * randomizing pool at the lowest free place above a random PMD boundary
+ * randomizing pool at the lowest free place above a random page boundary
  * in the range, if there is one.
  */
 static void *jit_cache_vmalloc_huge(struct jit_cache_pool *pool,
 				    unsigned long start, unsigned long end)
 {
-	unsigned long base = ALIGN(start, PMD_SIZE), slots;
+	unsigned long base = ALIGN(start, JIT_CACHE_PAGE_SIZE), slots;
 	void *p;
 
-	if (pool->randomize && start && end > base + PMD_SIZE) {
-		slots = (end - base) / PMD_SIZE;
-		p = __jit_cache_vmalloc_huge(pool, base + PMD_SIZE *
+	if (pool->randomize && start && end > base + JIT_CACHE_PAGE_SIZE) {
+		slots = (end - base) / JIT_CACHE_PAGE_SIZE;
+		p = __jit_cache_vmalloc_huge(pool, base + JIT_CACHE_PAGE_SIZE *
 					     get_random_u32_below(slots), end);
 		if (p)
 			return p;
@@ -401,8 +411,8 @@ static void *jit_cache_vmalloc_huge(struct jit_cache_pool *pool,
 }
 
 /*
- * Linear-map address of a huge page: vmalloc mapped it with one PMD, so its
- * pages are one physically contiguous, naturally aligned block.
+ * Linear-map address of a huge page: vmalloc mapped it with one entry, so
+ * its pages are one physically contiguous, naturally aligned block.
  */
 static void *jit_cache_linear_alias(void *addr)
 {
@@ -420,11 +430,11 @@ static void jit_cache_page_leak(struct jit_cache_pool *pool, void *addr)
 {
 	unsigned long start = (unsigned long)addr;
 
-	vunmap_range(start, start + PMD_SIZE);
+	vunmap_range(start, start + JIT_CACHE_PAGE_SIZE);
 	pr_err("%s: linear alias of %p stays read-only, its pages are kept out of use\n",
 	       pool->name, addr);
 	mutex_lock(&pool->lock);
-	pool->stats.leaked_pages += PMD_SIZE >> PAGE_SHIFT;
+	pool->stats.leaked_pages += JIT_CACHE_PAGE_SIZE >> PAGE_SHIFT;
 	mutex_unlock(&pool->lock);
 }
 
@@ -437,18 +447,17 @@ static void jit_cache_page_discard(struct jit_cache_pool *pool, void *p,
 				   void *alias)
 {
 	kmemleak_free(p);
-	vunmap_range((unsigned long)p, (unsigned long)p + PMD_SIZE);
-	if (jit_protect_alias(alias, PMD_SIZE, false))
+	vunmap_range((unsigned long)p, (unsigned long)p + JIT_CACHE_PAGE_SIZE);
+	if (jit_protect_alias(alias, JIT_CACHE_PAGE_SIZE, false))
 		jit_cache_page_leak(pool, p);
 	else
 		vfree(p);
 }
 
-/* Can vmalloc map @pool's pages with PMDs at all? */
+/* Can vmalloc map @pool's pages as huge pages at all? */
 static bool jit_cache_huge_possible(struct jit_cache_pool *pool)
 {
-	return vmap_allow_huge_mappings() &&
-	       arch_vmap_pmd_supported(pool->as.pgprot);
+	return jit_cache_pages_possible(pool->as.pgprot);
 }
 
 static struct jit_cache_page *jit_cache_page_alloc(struct jit_cache_pool *pool)
@@ -458,8 +467,8 @@ static struct jit_cache_page *jit_cache_page_alloc(struct jit_cache_pool *pool)
 	int err;
 
 	/*
-	 * Without PMD mappings (nohugevmalloc) there is nothing to try;
-	 * after a failure, don't take 512 pages from the allocator for
+	 * Without huge mappings (nohugevmalloc) there is nothing to try;
+	 * after a failure, don't take a huge page's worth of pages for
 	 * every request while memory is fragmented.
 	 */
 	if (!jit_cache_huge_possible(pool) ||
@@ -481,13 +490,13 @@ static struct jit_cache_page *jit_cache_page_alloc(struct jit_cache_pool *pool)
 	/*
 	 * The page is mapped ROX and nobody has it yet: fill it with traps
 	 * through the still-writable linear alias, then make that alias
-	 * read-only in one PMD-sized step.  If that fails the page must not
+	 * read-only in one step.  If that fails the page must not
 	 * be used: a writable alias of code is what this is here to avoid.
 	 */
 	alias = jit_cache_linear_alias(p);
 	memset64(alias, 0x0101010101010101ULL * pool->fill,
-		 PMD_SIZE / sizeof(u64));
-	err = jit_protect_alias(alias, PMD_SIZE, true);
+		 JIT_CACHE_PAGE_SIZE / sizeof(u64));
+	err = jit_protect_alias(alias, JIT_CACHE_PAGE_SIZE, true);
 	if (err) {
 		pr_warn_ratelimited("%s: cannot protect the linear alias of a huge page (%d)\n",
 				    pool->name, err);
@@ -497,14 +506,15 @@ static struct jit_cache_page *jit_cache_page_alloc(struct jit_cache_pool *pool)
 		jit_cache_page_discard(pool, p, alias);
 		goto err_retry;
 	}
-	flush_icache_range((unsigned long)p, (unsigned long)p + PMD_SIZE);
+	flush_icache_range((unsigned long)p,
+			   (unsigned long)p + JIT_CACHE_PAGE_SIZE);
 
 	page->pool = pool;
 	page->addr = p;
 	page->alias = alias;
 	page->empty_since = jiffies;
 	if (mtree_insert_range(&jit_cache_map, (unsigned long)p,
-			       (unsigned long)p + PMD_SIZE - 1, page,
+			       (unsigned long)p + JIT_CACHE_PAGE_SIZE - 1, page,
 			       GFP_KERNEL)) {
 		jit_cache_page_discard(pool, p, alias);
 		goto err_retry;
@@ -546,8 +556,8 @@ static void jit_cache_page_free(struct jit_cache_page *page)
 	 * pages can be reused; VM_FLUSH_RESET_PERMS would do it page by page
 	 * and split the direct map.
 	 */
-	vunmap_range(start, start + PMD_SIZE);
-	if (jit_protect_alias(alias, PMD_SIZE, false))
+	vunmap_range(start, start + JIT_CACHE_PAGE_SIZE);
+	if (jit_protect_alias(alias, JIT_CACHE_PAGE_SIZE, false))
 		jit_cache_page_leak(page->pool, page->addr);
 	else
 		vfree(page->addr);
@@ -646,7 +656,7 @@ static void *__jit_cache_alloc(struct jit_cache_pool *pool, size_t len,
 	long start;
 	void *ret;
 
-	if (!len || len > PMD_SIZE || user >= JIT_CACHE_USER_NR)
+	if (!len || len > JIT_CACHE_PAGE_SIZE || user >= JIT_CACHE_USER_NR)
 		return NULL;
 
 again:
@@ -694,7 +704,7 @@ found:
 /**
  * jit_cache_alloc() - allocate executable memory from a pool
  * @pool: pool of the caller's placement range
- * @len: bytes wanted, at most PMD_SIZE
+ * @len: bytes wanted, at most JIT_CACHE_PAGE_SIZE
  * @user: who asks, for statistics
  *
  * When the pool has no room, waits for the refill of freed chunks (which
@@ -716,7 +726,7 @@ void *jit_cache_alloc(struct jit_cache_pool *pool, size_t len,
 /**
  * jit_cache_alloc_nowait() - allocate from a pool without waiting for it
  * @pool: pool of the caller's placement range
- * @len: bytes wanted, at most PMD_SIZE
+ * @len: bytes wanted, at most JIT_CACHE_PAGE_SIZE
  * @user: who asks, for statistics
  *
  * For callers that hold text_mutex (kprobes prepares probes under it):
@@ -1110,14 +1120,15 @@ static void jit_cache_check_mappings(struct jit_cache_pool *pool,
 	memset(mp, 0, sizeof(*mp));
 	mutex_lock(&pool->lock);
 	list_for_each_entry(page, &pool->pages, list) {
-		jit_cache_walk((unsigned long)page->addr, PMD_SIZE, &one, &w, &x);
+		jit_cache_walk((unsigned long)page->addr, JIT_CACHE_PAGE_SIZE,
+			       &one, &w, &x);
 		mp->checked++;
 		mp->one_entry += one;
 		mp->writable += w;
 		mp->not_exec += !x;
 		if (!protected)
 			continue;
-		jit_cache_walk((unsigned long)page->alias, PMD_SIZE,
+		jit_cache_walk((unsigned long)page->alias, JIT_CACHE_PAGE_SIZE,
 			       &one, &w, &x);
 		mp->alias_writable += w;
 	}
@@ -1236,7 +1247,7 @@ struct jit_cache_pool *jit_cache_pool_create(const char *name,
  * jit_cache_pool_randomize() - place a pool's memory at random
  * @pool: a pool that holds no huge page yet
  *
- * Each huge page goes to a random PMD-aligned place in the pool's range,
+ * Each huge page goes to a random aligned place in the pool's range,
  * and the allocation that made the pool take it to a random place in it:
  * the KASLR of module text, which a pool packing everything from the
  * start of its range would undo.
@@ -1312,7 +1323,7 @@ static unsigned long jit_cache_shrink_count(struct shrinker *shrink,
 	list_for_each_entry(pool, &jit_cache_pools, node)
 		n += jit_cache_count_free_pages(pool);
 	mutex_unlock(&jit_cache_pools_lock);
-	return n * (PMD_SIZE >> PAGE_SHIFT);
+	return n * (JIT_CACHE_PAGE_SIZE >> PAGE_SHIFT);
 }
 
 /*
@@ -1330,7 +1341,7 @@ static unsigned long jit_cache_shrink_scan(struct shrinker *shrink,
 		return SHRINK_STOP;
 	list_for_each_entry(pool, &jit_cache_pools, node)
 		freed += __jit_cache_reclaim(pool, true, true) *
-			 (PMD_SIZE >> PAGE_SHIFT);
+			 (JIT_CACHE_PAGE_SIZE >> PAGE_SHIFT);
 	mutex_unlock(&jit_cache_pools_lock);
 	return freed ?: SHRINK_STOP;
 }

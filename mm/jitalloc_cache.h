@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * jitalloc_cache: PMD-sized read-only-executable pages carved into chunks.
+ * jitalloc_cache: huge read-only-executable pages carved into chunks.
  *
  * Internal to mm/: the jit API (mm/jitalloc.c) feeds requests for text in
  * ranges the architecture marked cacheable to these pools and falls back to
@@ -13,7 +13,22 @@
 #include <linux/bits.h>
 #include <linux/errno.h>
 #include <linux/jitalloc.h>
+#include <linux/pgtable.h>
 #include <linux/types.h>
+
+/*
+ * A cache page is what huge vmalloc maps with one TLB entry: a PMD leaf,
+ * unless a PMD maps more than 2 MiB (arm64 with 16K or 64K pages: 32 MiB,
+ * 512 MiB) and the architecture maps huge vmalloc memory below PMD size
+ * with runs of contiguous PTEs (arm64: 2 MiB with either page size, see
+ * arch_vmap_pte_supported_shift()).
+ */
+#if PMD_SHIFT > 21 && defined(CONT_PTE_SHIFT)
+#define JIT_CACHE_PAGE_SHIFT	CONT_PTE_SHIFT
+#else
+#define JIT_CACHE_PAGE_SHIFT	PMD_SHIFT
+#endif
+#define JIT_CACHE_PAGE_SIZE	BIT(JIT_CACHE_PAGE_SHIFT)
 
 /**
  * enum jit_cache_user - who allocated a chunk, for statistics only
@@ -37,7 +52,7 @@ struct jit_cache_pool;
 
 /**
  * struct jit_cache_stats - a snapshot of one pool's counters
- * @huge_pages: PMD-sized pages held, in use or spare
+ * @huge_pages: cache pages (JIT_CACHE_PAGE_SIZE) held, in use or spare
  * @spare_pages: fully free huge pages kept for reuse
  * @chunks_total: chunks in all huge pages
  * @chunks_used: chunks handed out
@@ -118,6 +133,7 @@ void jit_alloc_pool_fallbacks(const struct jit_cache_pool *pool,
 struct jit_cache_pool *jit_alloc_type_pool(enum jit_alloc_type type);
 
 #ifdef CONFIG_JIT_ALLOC_CACHE
+bool jit_cache_pages_possible(pgprot_t prot);
 struct jit_block_pool *jit_block_pool_create(const char *name,
 					     unsigned int max_blocks);
 void jit_block_pool_destroy(struct jit_block_pool *bp);

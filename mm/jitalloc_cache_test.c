@@ -61,12 +61,12 @@ static struct jit_cache_pool *test_pool(struct kunit *test, unsigned long start,
 
 /*
  * A pool in the vmalloc range.  Booted with nohugevmalloc, or on an arch
- * without PMD vmalloc mappings, every request falls back and there is
+ * without huge vmalloc mappings, every request falls back and there is
  * nothing for these cases to test.
  */
 static void require_huge_vmalloc(struct kunit *test)
 {
-	if (!vmap_allow_huge_mappings() || !arch_vmap_pmd_supported(PAGE_KERNEL))
+	if (!jit_cache_pages_possible(PAGE_KERNEL))
 		kunit_skip(test, "no huge vmalloc mappings here");
 }
 
@@ -140,7 +140,7 @@ static void cache_test_rox_pmd_mapping(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	l = jit_test_leaf_of((unsigned long)p);
 	KUNIT_EXPECT_TRUE(test, l.present);
-	KUNIT_EXPECT_TRUE(test, l.pmd);
+	KUNIT_EXPECT_TRUE(test, l.huge);
 	KUNIT_EXPECT_FALSE(test, l.writable);
 	KUNIT_EXPECT_TRUE(test, l.exec);
 #ifdef CONFIG_X86
@@ -234,8 +234,8 @@ static void cache_test_reclaim_keeps_spare(struct kunit *test)
 	void *a, *b;
 
 	/* two whole huge pages */
-	a = jit_cache_alloc(pool, PMD_SIZE, JIT_CACHE_USER_MODULES);
-	b = jit_cache_alloc(pool, PMD_SIZE, JIT_CACHE_USER_MODULES);
+	a = jit_cache_alloc(pool, JIT_CACHE_PAGE_SIZE, JIT_CACHE_USER_MODULES);
+	b = jit_cache_alloc(pool, JIT_CACHE_PAGE_SIZE, JIT_CACHE_USER_MODULES);
 	KUNIT_ASSERT_NOT_NULL(test, a);
 	KUNIT_ASSERT_NOT_NULL(test, b);
 	KUNIT_EXPECT_EQ(test, stats_of(pool).huge_pages, 2UL);
@@ -258,9 +258,11 @@ static void cache_test_reclaim_keeps_spare(struct kunit *test)
 
 static void cache_test_no_huge_page(struct kunit *test)
 {
-	/* a range that cannot hold one PMD: every huge allocation fails */
-	unsigned long start = ALIGN(VMALLOC_START, PMD_SIZE) + PMD_SIZE / 4;
-	struct jit_cache_pool *pool = test_pool(test, start, start + PMD_SIZE / 2,
+	/* a range that cannot hold one huge page: every allocation fails */
+	unsigned long start = ALIGN(VMALLOC_START, JIT_CACHE_PAGE_SIZE) +
+			      JIT_CACHE_PAGE_SIZE / 4;
+	struct jit_cache_pool *pool = test_pool(test, start,
+						start + JIT_CACHE_PAGE_SIZE / 2,
 						TEST_GRACE_MS);
 	struct jit_cache_stats s;
 
@@ -276,7 +278,8 @@ static void cache_test_bad_requests(struct kunit *test)
 	struct jit_cache_pool *pool = vmalloc_pool(test);
 
 	KUNIT_EXPECT_NULL(test, jit_cache_alloc(pool, 0, JIT_CACHE_USER_OTHER));
-	KUNIT_EXPECT_NULL(test, jit_cache_alloc(pool, PMD_SIZE + 1, JIT_CACHE_USER_OTHER));
+	KUNIT_EXPECT_NULL(test, jit_cache_alloc(pool, JIT_CACHE_PAGE_SIZE + 1,
+						JIT_CACHE_USER_OTHER));
 	KUNIT_EXPECT_NULL(test, jit_cache_alloc(pool, 64, JIT_CACHE_USER_NR));
 	KUNIT_EXPECT_EQ(test, stats_of(pool).huge_pages, 0UL);
 }
@@ -653,7 +656,7 @@ static int page_churn_thread(void *data)
 static void cache_test_lookup_while_pages_change(struct kunit *test)
 {
 	unsigned long mid = VMALLOC_START +
-		ALIGN((VMALLOC_END - VMALLOC_START) / 2, PMD_SIZE);
+		ALIGN((VMALLOC_END - VMALLOC_START) / 2, JIT_CACHE_PAGE_SIZE);
 	struct jit_cache_pool *pool, *other;
 	unsigned long lookups = 0, misses = 0;
 	struct jit_address_space as = {
@@ -719,7 +722,7 @@ static void cache_test_nowait(struct kunit *test)
 
 	mutex_lock(&text_mutex);
 	p = jit_cache_alloc_nowait(pool, PAGE_SIZE, JIT_CACHE_USER_KPROBES);
-	q = jit_cache_alloc_nowait(pool, PMD_SIZE - PAGE_SIZE,
+	q = jit_cache_alloc_nowait(pool, JIT_CACHE_PAGE_SIZE - PAGE_SIZE,
 				   JIT_CACHE_USER_KPROBES);
 	KUNIT_EXPECT_NOT_NULL(test, p);
 	KUNIT_EXPECT_NOT_NULL(test, q);
@@ -775,7 +778,7 @@ static void cache_test_alias_failure(struct kunit *test)
 
 static void cache_test_alias_restore_failure(struct kunit *test)
 {
-	alias_failure_case(test, 2, PMD_SIZE >> PAGE_SHIFT);
+	alias_failure_case(test, 2, JIT_CACHE_PAGE_SIZE >> PAGE_SHIFT);
 }
 #else
 static void cache_test_alias_failure(struct kunit *test)
@@ -813,7 +816,7 @@ static enum jit_alloc_type cached_text_type(void)
 static void cache_test_fallback_alias(struct kunit *test)
 {
 	enum jit_alloc_type type = cached_text_type();
-	size_t off, len = PMD_SIZE + 2 * PAGE_SIZE;
+	size_t off, len = JIT_CACHE_PAGE_SIZE + 2 * PAGE_SIZE;
 	unsigned long alias[8], fb0, pages0, fb, pages;
 	struct jit_test_leaf l;
 	int n = 0;
@@ -844,7 +847,7 @@ static void cache_test_fallback_alias(struct kunit *test)
 		KUNIT_EXPECT_FALSE_MSG(test, l.writable,
 				       "direct-map alias %lx of %p is writable",
 				       a, p + off);
-		if (off % (PMD_SIZE / 4) == 0 && n < ARRAY_SIZE(alias))
+		if (off % (JIT_CACHE_PAGE_SIZE / 4) == 0 && n < ARRAY_SIZE(alias))
 			alias[n++] = a;
 	}
 	jit_free(p);
@@ -1081,7 +1084,7 @@ static void blocks_test_fallback(struct kunit *test)
 static void blocks_test_no_area(struct kunit *test)
 {
 	struct blocks_ctx *b = blocks_setup(test, 0);
-	unsigned long start = ALIGN(VMALLOC_START, PMD_SIZE);
+	unsigned long start = ALIGN(VMALLOC_START, JIT_CACHE_PAGE_SIZE);
 	struct jit_block_stats s;
 
 	KUNIT_EXPECT_NULL(test, jit_block_vmap(b->bp, 4 * PAGE_SIZE, PAGE_SIZE,

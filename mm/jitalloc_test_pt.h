@@ -13,12 +13,13 @@
 /**
  * struct jit_test_leaf - the kernel page table entry that maps an address
  * @present: it is mapped
- * @pmd: by a PMD-level leaf (a 2 MiB page with 4 KiB base pages)
+ * @huge: by one entry covering a whole cache page: a PMD-level leaf, or
+ *	on arm64 a PTE with the contiguous bit (2 MiB with 16K or 64K pages)
  * @writable: writable
  * @exec: executable by the kernel
  */
 struct jit_test_leaf {
-	bool present, pmd, writable, exec;
+	bool present, huge, writable, exec;
 };
 
 /* What the protection bits @val of an entry say; false if unknown here. */
@@ -49,7 +50,7 @@ static inline struct jit_test_leaf jit_test_leaf_of(unsigned long addr)
 	if (!pte || !pte_present(*pte))
 		return l;
 	l.present = jit_test_prot_bits(pte_flags(*pte), &l.writable, &l.exec);
-	l.pmd = level == PG_LEVEL_2M;
+	l.huge = level == PG_LEVEL_2M;
 #elif defined(CONFIG_ARM64)
 	pgd_t *pgdp = pgd_offset_k(addr);
 	unsigned long val;
@@ -74,12 +75,13 @@ static inline struct jit_test_leaf jit_test_leaf_of(unsigned long addr)
 			return l;
 		if (pmd_sect(READ_ONCE(*pmdp))) {
 			val = pmd_val(READ_ONCE(*pmdp));
-			l.pmd = true;
+			l.huge = true;
 		} else {
 			ptep = pte_offset_kernel(pmdp, addr);
 			if (!pte_present(READ_ONCE(*ptep)))
 				return l;
 			val = pte_val(READ_ONCE(*ptep));
+			l.huge = pte_cont(READ_ONCE(*ptep));
 		}
 	}
 	l.present = jit_test_prot_bits(val, &l.writable, &l.exec);

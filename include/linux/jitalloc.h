@@ -33,9 +33,9 @@
  * @JIT_ALLOC_RANDOMIZE: randomize placement, as module KASLR does: page
  *	granular allocations start a random number of pages (1 to 1024) into
  *	their range, drawn at the first allocation, and with
- *	CONFIG_JIT_ALLOC_CACHE every cache huge page goes to a random
- *	PMD-aligned place in its range, with the first allocation in it at a
- *	random offset.
+ *	CONFIG_JIT_ALLOC_CACHE every huge page of the pool that holds module
+ *	text goes to a random aligned place in its range, with the first
+ *	allocation in it at a random offset.
  */
 enum jit_alloc_flags {
 	JIT_ALLOC_KASAN_SHADOW	= (1 << 0),

@@ -83,8 +83,9 @@ static noinline int jt_alternatives(void)
 /*
  * Alternative sites the loader patches while the text is in its writable
  * copy: both replaced (ARM64_ALWAYS_SYSTEM), the second with an ADRP that
- * the loader relocates in the replacement section and then moves to the
- * site, so both steps must compute with the final addresses.
+ * the loader relocates where the replacement is (.text, subsection 1: core
+ * text, in the copy too) and then moves to the site, so both steps must
+ * compute with the final addresses.
  */
 static noinline int jt_alternatives(void)
 {
