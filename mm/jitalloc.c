@@ -39,6 +39,7 @@
 #include <linux/printk.h>
 #include <linux/random.h>
 #include <linux/seq_file.h>
+#include <linux/sizes.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 
@@ -305,8 +306,9 @@ static int jit_protect_aliases(void *addr, size_t len)
 
 /*
  * With %JIT_ALLOC_RANDOMIZE, page-granular allocations start this far into
- * their primary range: 1 to 1024 pages, drawn at the first allocation, so
- * from a random pool that is ready by then (module_alloc() did the same).
+ * their primary range: 1 to 1024 pages of 4 KiB (module_alloc() did the
+ * same), as many larger pages as fit in those 4 MiB, drawn at the first
+ * allocation, so from a random pool that is ready by then.
  */
 static unsigned long jit_random_offset(const struct jit_alloc_ctx *ctx)
 {
@@ -319,7 +321,8 @@ static unsigned long jit_random_offset(const struct jit_alloc_ctx *ctx)
 		return offset;
 	mutex_lock(&lock);
 	if (!offset)
-		WRITE_ONCE(offset, (get_random_u32_below(1024) + 1) * PAGE_SIZE);
+		WRITE_ONCE(offset, (get_random_u32_below(SZ_4M >> PAGE_SHIFT) + 1) *
+				   PAGE_SIZE);
 	mutex_unlock(&lock);
 	return offset;
 }

@@ -101,6 +101,7 @@
 #include <linux/set_memory.h>
 #include <linux/shrinker.h>
 #include <linux/slab.h>
+#include <linux/topology.h>
 #include <linux/vmalloc.h>
 #include <linux/workqueue.h>
 #include <asm/cacheflush.h>
@@ -366,10 +367,15 @@ static void *__jit_cache_vmalloc_huge(struct jit_cache_pool *pool,
 		return NULL;
 	if (pool->kasan_shadow)
 		vm_flags |= VM_DEFER_KMEMLEAK;
+	/*
+	 * A node of its own: with NUMA_NO_NODE vmalloc spreads the size over
+	 * the online nodes and, on a machine with two or more, maps less
+	 * than a huge page per node with small pages.
+	 */
 	p = __vmalloc_node_range(JIT_CACHE_PAGE_SIZE, JIT_CACHE_PAGE_SIZE,
 				 start, end, GFP_KERNEL | __GFP_NOWARN,
 				 jit_pool_pgprot(pool),
-				 vm_flags, NUMA_NO_NODE,
+				 vm_flags, numa_mem_id(),
 				 __builtin_return_address(0));
 	if (!p)
 		return NULL;
