@@ -23,19 +23,32 @@
  * perf_event_open(2) can use, kernel iTLB read misses and kernel
  * instructions over it (keys itlb_misses, kernel_instructions).  Without a
  * PMU (QEMU TCG) it says so and reports itlb_counted 0.
+ *
+ * Under QEMU with bench/itlb_model.c loaded, the exec phase, a kprobe-hit
+ * loop (--hit-rounds) and an ftrace-traced loop are also windows of that
+ * model: jitload prints the executable ranges mapped by large pages and
+ * executes a marker instruction before and after each (see itlb_mark()).
+ * Without the plugin the markers are NOPs.  --itlb-validate runs only the
+ * model's known-answer cases (user-space code of known size and page
+ * size), for harness/itlb_check.py.
  */
+#define _GNU_SOURCE
 #include <dirent.h>
+#include <sched.h>
 #include <getopt.h>
 #include <time.h>
 #include <linux/perf_event.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/mman.h>
 #include <sys/utsname.h>
+#include <termios.h>
 #include "jitalloc_util.h"
 
 struct opts {
 	int bpf, kprobes, ftrace, modules, time_modules, exec_rounds;
+	int hit_rounds, itlb_validate;
 	const char *module, *bench_module;
 };
 
@@ -305,6 +318,289 @@ static void del_ftrace(int n)
 	}
 }
 
+/*
+ * Marker instructions of the iTLB model (bench/itlb_model.c): code 0x100 +
+ * phase opens a window on this CPU, 0x200 closes it.  Both are NOPs.
+ */
+#if defined(__x86_64__)
+#define ITLB_MARK(code) \
+	asm volatile(".byte 0x0f, 0x1f, 0x80\n\t.long 0x4a540000 + " #code ::: "memory")
+#elif defined(__aarch64__)
+#define ITLB_MARK(code) \
+	asm volatile(".inst 0xf2e0001f | ((0xa000 + " #code ") << 5)" ::: "memory")
+#else
+#define ITLB_MARK(code) do { } while (0)
+#endif
+
+enum itlb_phase {
+	ITLB_BPF = 1,		/* every BPF program, round robin */
+	ITLB_KPROBE = 2,	/* syscalls with a kprobe each */
+	ITLB_FTRACE = 3,	/* syscalls traced by ftrace instances */
+	ITLB_FIT = 10,		/* validation: code that fits the L1 iTLB */
+	ITLB_THRASH = 11,	/* validation: 4 KiB pages beyond the L1 */
+	ITLB_LARGE = 12,	/* validation: the same code in a 2 MiB page */
+};
+
+/*
+ * The model counts per CPU, from the open marker to the close marker on
+ * the same CPU: stay on the CPU the window opens on until it closes.
+ */
+static cpu_set_t itlb_saved_cpus;
+
+static void itlb_mark(enum itlb_phase phase)
+{
+	cpu_set_t one;
+
+	sched_getaffinity(0, sizeof(itlb_saved_cpus), &itlb_saved_cpus);
+	CPU_ZERO(&one);
+	CPU_SET(sched_getcpu(), &one);
+	if (sched_setaffinity(0, sizeof(one), &one))
+		fail("itlb: cannot stay on one CPU: %s", strerror(errno));
+	switch (phase) {
+	case ITLB_BPF:
+		ITLB_MARK(0x101);
+		break;
+	case ITLB_KPROBE:
+		ITLB_MARK(0x102);
+		break;
+	case ITLB_FTRACE:
+		ITLB_MARK(0x103);
+		break;
+	case ITLB_FIT:
+		ITLB_MARK(0x10a);
+		break;
+	case ITLB_THRASH:
+		ITLB_MARK(0x10b);
+		break;
+	case ITLB_LARGE:
+		ITLB_MARK(0x10c);
+		break;
+	}
+}
+
+static void itlb_close(void)
+{
+	ITLB_MARK(0x200);
+	sched_setaffinity(0, sizeof(itlb_saved_cpus), &itlb_saved_cpus);
+}
+
+/*
+ * Tell the model which executable ranges large pages map (ptdump), plus
+ * @extra (a user range, when @extra_shift), and wait until the console has
+ * sent it: the model reads it from the console log when the window opens.
+ */
+static void itlb_ranges(enum itlb_phase phase, unsigned long extra_start,
+			unsigned long extra_end, int extra_shift)
+{
+	const char *path = jt_ptdump_path();
+	struct jt_pt_entry e;
+	char line[512];
+	FILE *f = path ? fopen(path, "r") : NULL;
+	int shift;
+
+	printf("### itlb-ranges begin %d\n", phase);
+	while (f && fgets(line, sizeof(line), f)) {
+		if (!jt_pt_parse(line, &e) || !e.exec)
+			continue;
+		shift = __builtin_ctzl(e.level_size);
+		/* arm64 with 4 KiB pages: 16 contiguous PTEs, one TLB entry */
+		if (shift == 12 && strstr(line, " CON "))
+			shift = 16;
+		if (shift > 12)
+			printf("### itlb-range %lx %lx %d\n", e.start, e.end, shift);
+	}
+	if (f)
+		fclose(f);
+	if (extra_shift)
+		printf("### itlb-range %lx %lx %d\n", extra_start, extra_end,
+		       extra_shift);
+	printf("### itlb-ranges end %d\n", phase);
+	fflush(stdout);
+	tcdrain(STDOUT_FILENO);
+}
+
+/* Cheap syscalls on both arches, for the kprobe-hit and ftrace loops. */
+static const char * const hit_syscalls[] = {
+	"getppid", "getuid", "getgid", "geteuid",
+	"getegid", "gettid", "getpgid", "getsid",
+};
+static const long hit_nrs[] = {
+	SYS_getppid, SYS_getuid, SYS_getgid, SYS_geteuid,
+	SYS_getegid, SYS_gettid, SYS_getpgid, SYS_getsid,
+};
+
+static const char *sys_prefix(void)
+{
+	struct utsname u;
+
+	uname(&u);
+	return strcmp(u.machine, "x86_64") ? "__arm64_sys_" : "__x64_sys_";
+}
+
+static void hit_loop(enum itlb_phase phase, int rounds)
+{
+	unsigned int i;
+	int r;
+
+	itlb_ranges(phase, 0, 0, 0);
+	itlb_mark(phase);
+	for (r = 0; r < rounds; r++)
+		for (i = 0; i < ARRAY_SIZE(hit_nrs); i++)
+			syscall(hit_nrs[i], 0);
+	itlb_close();
+	report(phase == ITLB_KPROBE ? "kprobe_hits" : "ftrace_hits", "calls",
+	       (long)rounds * ARRAY_SIZE(hit_nrs));
+}
+
+/* A kprobe inside each hit syscall (a slot each), hit @rounds times. */
+static void kprobe_hit_phase(int rounds)
+{
+	const char *prefix = sys_prefix();
+	char cmd[256], path[256];
+	unsigned int i, got = 0;
+	int off;
+
+	for (i = 0; i < ARRAY_SIZE(hit_syscalls); i++) {
+		for (off = strcmp(prefix, "__x64_sys_") ? 0 : 5; off <= 9; off += 4) {
+			snprintf(cmd, sizeof(cmd), "p:jithit/h%u %s%s+%d\n", i,
+				 prefix, hit_syscalls[i], off);
+			if (!jt_append(JT_TRACEFS "/kprobe_events", cmd))
+				break;
+		}
+		snprintf(path, sizeof(path), JT_TRACEFS "/events/jithit/h%u/enable", i);
+		if (off > 9 || jt_write(path, "1"))
+			fail("kprobe on %s%s", prefix, hit_syscalls[i]);
+		else
+			got++;
+	}
+	sleep(1);	/* let the optimizer turn them into jumps (OPTPROBES) */
+	hit_loop(ITLB_KPROBE, rounds);
+	report("kprobe_hits", "probes", got);
+	for (i = 0; i < ARRAY_SIZE(hit_syscalls); i++) {
+		snprintf(path, sizeof(path), JT_TRACEFS "/events/jithit/h%u/enable", i);
+		jt_write(path, "0");
+		snprintf(cmd, sizeof(cmd), "-:jithit/h%u\n", i);
+		jt_append(JT_TRACEFS "/kprobe_events", cmd);
+	}
+}
+
+/* One ftrace instance per hit syscall (a trampoline each), hit @rounds times. */
+static void ftrace_hit_phase(int rounds)
+{
+	const char *prefix = sys_prefix();
+	char path[256], fn[128];
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(hit_syscalls); i++) {
+		snprintf(path, sizeof(path), JT_TRACEFS "/instances/jithit%u", i);
+		if (mkdir(path, 0755)) {
+			fail("mkdir %s: %s", path, strerror(errno));
+			continue;
+		}
+		snprintf(fn, sizeof(fn), "%s%s", prefix, hit_syscalls[i]);
+		snprintf(path, sizeof(path), JT_TRACEFS "/instances/jithit%u/set_ftrace_filter", i);
+		if (jt_write(path, fn))
+			fail("ftrace filter %s", fn);
+		snprintf(path, sizeof(path), JT_TRACEFS "/instances/jithit%u/current_tracer", i);
+		if (jt_write(path, "function"))
+			fail("function tracer for %s", fn);
+	}
+	hit_loop(ITLB_FTRACE, rounds);
+	for (i = 0; i < ARRAY_SIZE(hit_syscalls); i++) {
+		snprintf(path, sizeof(path), JT_TRACEFS "/instances/jithit%u/current_tracer", i);
+		jt_write(path, "nop");
+		snprintf(path, sizeof(path), JT_TRACEFS "/instances/jithit%u", i);
+		rmdir(path);
+	}
+}
+
+/*
+ * The model's known answers: @pages functions of one return instruction,
+ * one per 4 KiB page, called round robin @rounds times.  FIT: 32 pages,
+ * which every modelled L1 iTLB holds (after the first round, no misses);
+ * THRASH: 512 pages, more than any modelled L1 holds, fewer than the
+ * second level holds (every call misses the L1, only the first round
+ * walks); LARGE: the same 512 pages in one transparent huge page
+ * (MADV_HUGEPAGE, checked in /proc/self/smaps; without THP the range is
+ * only declared 2 MiB to the model and "thp=0" says so).
+ * harness/itlb_check.py checks the figures against these answers.
+ */
+/* kB of anonymous huge pages in the mapping that contains @addr, or -1. */
+static long anon_huge_kb(unsigned long addr)
+{
+	char line[256];
+	unsigned long start, end;
+	int inside = 0;
+	long kb = -1;
+	FILE *f = fopen("/proc/self/smaps", "r");
+
+	while (f && fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx-%lx ", &start, &end) == 2)
+			inside = addr >= start && addr < end;
+		else if (inside && sscanf(line, "AnonHugePages: %ld kB", &kb) == 1)
+			break;
+	}
+	if (f)
+		fclose(f);
+	return kb;
+}
+
+static void itlb_validate_case(enum itlb_phase phase, int pages, int rounds)
+{
+	const size_t psz = 4096, huge = 2UL << 20;
+	void (*fn)(void);
+	unsigned char *raw, *base;
+	int r, i, thp;
+
+	raw = mmap(NULL, 2 * huge, PROT_READ | PROT_WRITE,
+		   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (raw == MAP_FAILED) {
+		fail("itlb validate: mmap: %s", strerror(errno));
+		return;
+	}
+	base = (unsigned char *)(((unsigned long)raw + huge - 1) & ~(huge - 1));
+	if (phase == ITLB_LARGE)
+		madvise(base, huge, MADV_HUGEPAGE);
+	else
+		madvise(base, huge, MADV_NOHUGEPAGE);
+	memset(base, 0, huge);
+	for (i = 0; i < pages; i++) {
+#if defined(__x86_64__)
+		base[i * psz] = 0xc3;				/* ret */
+#elif defined(__aarch64__)
+		*(unsigned int *)(base + i * psz) = 0xd65f03c0;	/* ret */
+#endif
+	}
+	__builtin___clear_cache((char *)base, (char *)base + pages * psz);
+	if (mprotect(base, huge, PROT_READ | PROT_EXEC)) {
+		fail("itlb validate: mprotect: %s", strerror(errno));
+		munmap(raw, 2 * huge);
+		return;
+	}
+	thp = anon_huge_kb((unsigned long)base) >= 2048;
+	itlb_ranges(phase, (unsigned long)base, (unsigned long)base + huge,
+		    phase == ITLB_LARGE ? 21 : 0);
+	itlb_mark(phase);
+	for (r = 0; r < rounds; r++)
+		for (i = 0; i < pages; i++) {
+			fn = (void (*)(void))(base + i * psz);
+			fn();
+		}
+	itlb_close();
+	printf("### itlb-validate phase=%d pages=%d rounds=%d thp=%d\n", phase,
+	       pages, rounds, thp);
+	munmap(raw, 2 * huge);
+}
+
+static int itlb_validate(void)
+{
+	itlb_validate_case(ITLB_FIT, 32, 50);
+	itlb_validate_case(ITLB_THRASH, 512, 50);
+	itlb_validate_case(ITLB_LARGE, 512, 50);
+	printf("jitload: %s (%d errors)\n", failures ? "FAILED" : "done", failures);
+	return failures ? 1 : 0;
+}
+
 /* A kernel-only hardware counter of this process, or -1 with errno set. */
 static int perf_counter(__u32 type, __u64 config)
 {
@@ -354,6 +650,8 @@ static void exec_phase(const int *fds, int n, int rounds)
 		ioctl(itlb, PERF_EVENT_IOC_ENABLE, 0);
 	if (insns >= 0)
 		ioctl(insns, PERF_EVENT_IOC_ENABLE, 0);
+	itlb_ranges(ITLB_BPF, 0, 0, 0);
+	itlb_mark(ITLB_BPF);
 	for (r = 0; r < rounds; r++)
 		for (i = 0; i < n; i++) {
 			if (fds[i] < 0)
@@ -365,6 +663,7 @@ static void exec_phase(const int *fds, int n, int rounds)
 			}
 			runs++;
 		}
+	itlb_close();
 	report("exec", "bpf_runs", runs);
 	report("exec", "itlb_counted", itlb >= 0);
 	perf_report(itlb, "itlb_misses");
@@ -399,10 +698,13 @@ int main(int argc, char **argv)
 		{ "time-modules", required_argument, NULL, 't' },
 		{ "bench-module", required_argument, NULL, 'B' },
 		{ "exec-rounds", required_argument, NULL, 'e' },
+		{ "hit-rounds", required_argument, NULL, 'h' },
+		{ "itlb-validate", no_argument, NULL, 'V' },
 		{ }
 	};
 	struct opts o = { .module = "/jitalloc/jitalloc_testmod.ko" };
 	int c, i, nbpf, nkp, nft, *fds, have_modules;
+	char line[128] = "";
 	long jited;
 	double t0, t;
 
@@ -432,19 +734,33 @@ int main(int argc, char **argv)
 		case 'e':
 			o.exec_rounds = atoi(optarg);
 			break;
+		case 'h':
+			o.hit_rounds = atoi(optarg);
+			break;
+		case 'V':
+			o.itlb_validate = 1;
+			break;
 		default:
 			fprintf(stderr, "usage: jitload [--bpf N] [--kprobes N] [--ftrace N]\n"
 				"  [--modules N] [--module KO] [--time-modules N] [--bench-module KO]\n"
-				"  [--exec-rounds N]\n");
+				"  [--exec-rounds N] [--hit-rounds N] [--itlb-validate]\n");
 			return 2;
 		}
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (o.itlb_validate)
+		return itlb_validate();
 	have_modules = access("/proc/modules", F_OK) == 0;
 	nfuncs = syscall_functions(funcs, 512);
 	if (nfuncs < o.kprobes || nfuncs < o.ftrace)
 		fail("only %d probe-able functions found", nfuncs);
 
+	/* bench_report.py compares rates only across one clocksource */
+	if (jt_read("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+		    line, sizeof(line)) > 0)
+		printf("### clocksource %s", line);
+	else
+		fail("no current_clocksource in sysfs");
 	snapshot("before");
 
 	fds = calloc(o.bpf + 1, sizeof(*fds));
@@ -482,6 +798,10 @@ int main(int argc, char **argv)
 	snapshot("loaded");
 	if (o.exec_rounds)
 		exec_phase(fds, nbpf, o.exec_rounds);
+	if (o.hit_rounds) {
+		kprobe_hit_phase(o.hit_rounds);
+		ftrace_hit_phase(o.hit_rounds);
+	}
 
 	for (i = 0; i < o.bpf; i++)
 		if (fds[i] >= 0)

@@ -14,7 +14,10 @@ for v in stock default; do
 done
 mkdir -p "$BUILD/bench"
 out=$BUILD/bench/$arch-$(date +%Y%m%d-%H%M%S).txt
+model=()
+[ "${ITLB_MODEL:-}" = 0 ] ||
+	model=("$LOGS/itlb-$arch-stock-bench.txt" "$LOGS/itlb-$arch-default-bench.txt")
 python3 "$TOP/harness/bench_report.py" \
-	"$LOGS/console-$arch-stock-bench.log" "$LOGS/console-$arch-default-bench.log" |
-	tee "$out"
+	"$LOGS/console-$arch-stock-bench.log" "$LOGS/console-$arch-default-bench.log" \
+	"${model[@]}" | tee "$out" || exit 1
 echo "(saved in ${out#$TOP/})"

@@ -2,11 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0
 """Side-by-side report of two jitload runs (stock vs jitalloc).
 
-usage: bench_report.py STOCK_CONSOLE PATCHED_CONSOLE
+usage: bench_report.py STOCK_CONSOLE PATCHED_CONSOLE [STOCK_MODEL PATCHED_MODEL]
 
 Reads "### metric <phase> <key> <value>" lines and prints, per metric,
 both values and patched/stock; for page-table and direct-map figures also
 the growth from "before" to "loaded", which is what the workload cost.
+A counter the kernel does not have (reported as -1) prints "n/a".
+Both boots must have run on the same clocksource ("### clocksource"),
+else the comparison is refused.  With the iTLB model's output files
+(bench/itlb_model.c), its figures per 1,000 BPF runs, kprobe hits and
+ftrace-traced calls follow, labelled as a model.
 """
 import re
 import sys
@@ -17,16 +22,40 @@ GROWTH = ['exec_translations', 'exec_pmd', 'direct_map_level2_splits',
           'ftrace_trampolines']
 
 
+CLOCKSOURCE = re.compile(r'### clocksource (\S+)')
+MODEL_PHASES = ((1, 'bpf runs', ('exec', 'bpf_runs')),
+                (2, 'kprobe hits', ('kprobe_hits', 'calls')),
+                (3, 'ftrace-traced calls', ('ftrace_hits', 'calls')))
+
+
 def read(path):
     vals = {}
+    clock = None
     with open(path, errors='replace') as f:
         for line in f:
             m = METRIC.search(line)
             if m:
-                vals[(m.group(1), m.group(2))] = int(m.group(3))
+                v = int(m.group(3))
+                vals[(m.group(1), m.group(2))] = None if v < 0 else v
+            m = CLOCKSOURCE.search(line)
+            if m:
+                clock = m.group(1)
     if not vals:
         sys.exit(f'bench_report: no metrics in {path}: did jitload run?')
-    return vals
+    return vals, clock
+
+
+def read_model(path):
+    out = {}
+    try:
+        with open(path) as f:
+            for line in f:
+                if line.startswith('itlb-model '):
+                    kv = dict(w.split('=', 1) for w in line.split()[1:])
+                    out[int(kv['phase'])] = {k: int(v) for k, v in kv.items()}
+    except OSError as e:
+        sys.exit(f'bench_report: {path}: {e.strerror}')
+    return out
 
 
 def ratio(a, b):
@@ -38,14 +67,18 @@ def ratio(a, b):
 
 
 def row(name, a, b):
-    fmt = lambda v: '-' if v is None else str(v)
+    fmt = lambda v: 'n/a' if v is None else str(v)
     print(f'{name:44} {fmt(a):>12} {fmt(b):>12} {ratio(a, b):>9}')
 
 
 def main():
-    if len(sys.argv) != 3:
+    if len(sys.argv) not in (3, 5):
         sys.exit(__doc__)
-    stock, patched = read(sys.argv[1]), read(sys.argv[2])
+    (stock, sclock), (patched, pclock) = read(sys.argv[1]), read(sys.argv[2])
+    print(f'clocksource: stock {sclock}, jitalloc {pclock}')
+    if sclock != pclock or sclock is None:
+        sys.exit('bench_report: the two boots ran on different (or unknown) '
+                 'clocksources; their rates cannot be compared')
     print(f'{"metric":44} {"stock":>12} {"jitalloc":>12} {"ratio":>9}')
     for key in GROWTH:
         for phase in ('loaded', 'after'):
@@ -71,7 +104,7 @@ def main():
               else v[(cur, key)] - v[(prev, key)] for v in (stock, patched)]
         row(f'{key} during {cur[len("after_"):]}', *ds)
     for (phase, key) in sorted(set(stock) | set(patched)):
-        if phase in ('timed', 'exec'):
+        if phase in ('timed', 'exec', 'kprobe_hits', 'ftrace_hits'):
             row(f'{key}', stock.get((phase, key)), patched.get((phase, key)))
     # kernel iTLB misses per 1,000 BPF program runs, where a PMU counted them
     per = []
@@ -82,10 +115,29 @@ def main():
     if not any(v.get(('exec', 'itlb_counted')) for v in (stock, patched)):
         print('(no PMU here: iTLB misses not counted; with one, perf_event_open '
               'counts them in the exec phase)')
+    if len(sys.argv) == 5:
+        model_rows(stock, patched, read_model(sys.argv[3]), read_model(sys.argv[4]))
     for side, vals in (('stock', stock), ('jitalloc', patched)):
         wx = [v for (p, k), v in vals.items() if k == 'wx_mappings' and v]
         if wx:
             print(f'{side}: W+X mappings seen: {wx}')
+
+
+def model_rows(stock, patched, smodel, pmodel):
+    """Modelled kernel instruction fetches, L1 iTLB misses and page walks."""
+    for phase, what, key in MODEL_PHASES:
+        per = {}
+        for side, vals, model in (('s', stock, smodel), ('p', patched, pmodel)):
+            n, w = vals.get(key), model.get(phase)
+            for k in ('kernel_insns', 'kernel_l1_misses', 'kernel_walks'):
+                per[(side, k)] = None if not n or not w else w[k] * 1000 // n
+        for k, name in (('kernel_insns', 'kernel instructions'),
+                        ('kernel_l1_misses', 'kernel L1 iTLB misses'),
+                        ('kernel_walks', 'kernel iTLB page walks')):
+            row(f'model: {name} per 1k {what}', per[('s', k)], per[('p', k)])
+    print('(model: bench/itlb_model.c in QEMU TCG, not a hardware counter; '
+          'x86_64 as Skylake: L1 iTLB 128x4K 8-way + 8x2M, STLB 1536 12-way; '
+          'arm64 as Cortex-A72: L1 48 entries 4K/64K/1M, L2 1024 4-way)')
 
 
 if __name__ == '__main__':

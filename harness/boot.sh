@@ -8,6 +8,10 @@
 # Environment: ACCEL=tcg (default) or kvm; BOOT_TIMEOUT seconds (default 600);
 # GUEST_ARGS: more kernel command-line words (the guest's /init sees
 # name=value words as environment, e.g. jt_soak=600).
+# The bench and itlb scenarios run with the iTLB model plugin
+# (bench/itlb_model.c); its figures go to build/logs/itlb-ARCH-VARIANT-
+# SCENARIO.txt.  ITLB_MODEL=0 leaves it out, ITLB_MODEL=1 adds it to any
+# scenario.
 . "$(dirname "$0")/lib.sh"
 
 arch=$1 variant=$2 scenario=$3 mode=$4
@@ -58,6 +62,14 @@ arm64)
 esac
 qemu+=(-m 2G -smp 2 -nographic -no-reboot -kernel "$kernel" -initrd "$initrd"
        -append "$append")
+itlb_out=$LOGS/itlb-$arch-$variant-$scenario.txt
+rm -f "$itlb_out"
+case "${ITLB_MODEL:-}:$scenario" in
+0:*) ;;
+1:* | *:bench | *:itlb)
+	[ "$accel" = tcg ] || die "the iTLB model needs ACCEL=tcg (ITLB_MODEL=0 to boot without it)"
+	qemu+=(-plugin "$(itlb_model_so),log=$log,out=$itlb_out") ;;
+esac
 
 if [ "$mode" = interactive ]; then
 	exec "${qemu[@]}"

@@ -107,6 +107,18 @@ srcdir_for() {
 
 # Fetch, apply, and build and pack both kernels of a side-by-side run:
 # stock 6.1 and the series, from the same fragments (make bench, make kaslr).
+# Build the iTLB model plugin (bench/itlb_model.c) for the host's QEMU if
+# it is missing or older than its source; print its path.
+itlb_model_so() {
+	local so=$BUILD/tools/itlb_model.so src=$TOP/bench/itlb_model.c
+	mkdir -p "$BUILD/tools"
+	if [ ! -f "$so" ] || [ "$src" -nt "$so" ]; then
+		cc -O2 -Wall -Werror -fPIC -shared -o "$so.tmp" "$src" &&
+			mv "$so.tmp" "$so" || die "cannot build ${src#$TOP/}"
+	fi
+	echo "$so"
+}
+
 build_stock_and_series() {
 	local v
 	"$TOP/harness/deps.sh" "$1" || exit 1

@@ -61,6 +61,17 @@ for t in $TARGETS; do
 	python3 "$TOP/harness/parse_results.py" "$LOGS/console-$label-test.log" \
 		--label "$label" --kunit $KUNIT_SUITES --selftest $SELFTESTS \
 		--expected-skips "$skips" "${require[@]}" --totals "$totals"
+	# The iTLB model the bench relies on, against known answers.
+	if [ "$variant" = default ]; then
+		if "$TOP/harness/boot.sh" "$arch" "$variant" itlb; then
+			python3 "$TOP/harness/itlb_check.py" \
+				"$LOGS/console-$label-itlb.log" \
+				"$LOGS/itlb-$label-itlb.txt" --arch "$arch" \
+				--label "$label-itlb-model" --totals "$totals"
+		else
+			fail_step "$label: iTLB model boot"
+		fi
+	fi
 done
 
 read -r p f s < <(awk '{p += $1; f += $2; s += $3} END {print p+0, f+0, s+0}' "$totals")
