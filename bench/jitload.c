@@ -42,13 +42,14 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/utsname.h>
 #include <termios.h>
 #include "jitalloc_util.h"
 
 struct opts {
 	int bpf, kprobes, ftrace, modules, time_modules, exec_rounds;
-	int hit_rounds, itlb_validate;
+	int hit_rounds, itlb_validate, sweep;
 	const char *module, *bench_module;
 };
 
@@ -126,6 +127,35 @@ static long bpf_reserved_bytes(void)
 	return total >= 0 ? total : vmalloc_bytes(callers, ARRAY_SIZE(callers));
 }
 
+/*
+ * Bytes handed out to @n BPF programs, counted alike on both kernels: what
+ * bpf_jit_binary_pack_alloc() (x86, and arm64 with the series) asks for,
+ * round_up(JITed length + header (8) + 16, 64), or bpf_jit_binary_alloc()
+ * (stock arm64), round_up(JITed length + 8 + 128, page).  On the series
+ * this is also what its bytes_in_use_bpf counter shows.
+ */
+static long bpf_handed_bytes(const int *fds, int n)
+{
+	struct utsname u;
+	long unit, total = 0, len;
+	int i;
+
+	long extra = 16;
+
+	uname(&u);
+	if (strcmp(u.machine, "x86_64") && access(JT_DEBUGFS "/jitalloc", F_OK)) {
+		unit = sysconf(_SC_PAGESIZE);
+		extra = 128;
+	} else {
+		unit = 64;
+	}
+	for (i = 0; i < n; i++) {
+		len = jt_bpf_jited_len(fds[i]) + 8 + extra;
+		total += (len + unit - 1) / unit * unit;
+	}
+	return total;
+}
+
 static long count_ftrace_trampolines(void)
 {
 	char line[512];
@@ -167,7 +197,7 @@ static void mark(const char *phase)
 	       jt_read_key("/proc/vmstat", "direct_map_level2_splits"));
 }
 
-static void snapshot(const char *phase)
+static void snapshot_quiet(const char *phase)
 {
 	struct jt_pt_summary s;
 
@@ -186,6 +216,12 @@ static void snapshot(const char *phase)
 	report(phase, "jit_vmalloc_bytes", jit_vmalloc_bytes());
 	report(phase, "bpf_reserved_bytes", bpf_reserved_bytes());
 	report(phase, "ftrace_trampolines", count_ftrace_trampolines());
+}
+
+/* The figures of snapshot_quiet() and jitalloc's own report. */
+static void snapshot(const char *phase)
+{
+	snapshot_quiet(phase);
 	print_jitalloc_debugfs(phase);
 }
 
@@ -220,7 +256,13 @@ static int syscall_functions(char names[][128], int max)
 static char funcs[512][128];
 static int nfuncs;
 
-static int add_kprobes(int want)
+static int kp_next_func;
+
+/*
+ * Place @want more kprobes, named k<@first>..., on the next syscall entry
+ * points not tried yet; returns how many were placed.
+ */
+static int add_kprobes_from(int first, int want)
 {
 	const char *events = JT_TRACEFS "/kprobe_events";
 	/*
@@ -244,26 +286,34 @@ static int add_kprobes(int want)
 		offs = x86_offs;
 		noffs = 2;
 	}
-	for (i = 0; i < nfuncs && got < want; i++) {
+	for (i = kp_next_func; i < nfuncs && got < want; i++) {
 		for (k = 0; k < noffs; k++) {
 			snprintf(cmd, sizeof(cmd), "p:jitload/k%d %.127s+%d\n",
-				 got, funcs[i], offs[k]);
+				 first + got, funcs[i], offs[k]);
 			if (!jt_append(events, cmd))
 				break;
 		}
 		if (k == noffs)
 			continue;
-		snprintf(path, sizeof(path), JT_TRACEFS "/events/jitload/k%d/enable", got);
+		snprintf(path, sizeof(path), JT_TRACEFS "/events/jitload/k%d/enable",
+			 first + got);
 		if (jt_write(path, "1")) {
-			snprintf(cmd, sizeof(cmd), "-:jitload/k%d\n", got);
+			snprintf(cmd, sizeof(cmd), "-:jitload/k%d\n", first + got);
 			jt_append(events, cmd);
 			continue;
 		}
 		got++;
 	}
+	kp_next_func = i;
 	if (got < want)
 		fail("only %d of %d kprobes could be placed", got, want);
 	return got;
+}
+
+static int add_kprobes(int want)
+{
+	kp_next_func = 0;
+	return add_kprobes_from(0, want);
 }
 
 static void del_kprobes(int n)
@@ -339,6 +389,7 @@ enum itlb_phase {
 	ITLB_FIT = 10,		/* validation: code that fits the L1 iTLB */
 	ITLB_THRASH = 11,	/* validation: 4 KiB pages beyond the L1 */
 	ITLB_LARGE = 12,	/* validation: the same code in a 2 MiB page */
+	ITLB_SWEEP = 20,	/* + index: BPF runs at each --sweep step */
 };
 
 /*
@@ -347,7 +398,7 @@ enum itlb_phase {
  */
 static cpu_set_t itlb_saved_cpus;
 
-static void itlb_mark(enum itlb_phase phase)
+static void itlb_mark(int phase)
 {
 	cpu_set_t one;
 
@@ -375,6 +426,21 @@ static void itlb_mark(enum itlb_phase phase)
 	case ITLB_LARGE:
 		ITLB_MARK(0x10c);
 		break;
+	case ITLB_SWEEP:
+		ITLB_MARK(0x114);
+		break;
+	case ITLB_SWEEP + 1:
+		ITLB_MARK(0x115);
+		break;
+	case ITLB_SWEEP + 2:
+		ITLB_MARK(0x116);
+		break;
+	case ITLB_SWEEP + 3:
+		ITLB_MARK(0x117);
+		break;
+	case ITLB_SWEEP + 4:
+		ITLB_MARK(0x118);
+		break;
 	}
 }
 
@@ -389,7 +455,7 @@ static void itlb_close(void)
  * @extra (a user range, when @extra_shift), and wait until the console has
  * sent it: the model reads it from the console log when the window opens.
  */
-static void itlb_ranges(enum itlb_phase phase, unsigned long extra_start,
+static void itlb_ranges(int phase, unsigned long extra_start,
 			unsigned long extra_end, int extra_shift)
 {
 	const char *path = jt_ptdump_path();
@@ -687,6 +753,89 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/*
+ * The scaling sweep: BPF programs loaded in steps up to 10,000, and at
+ * each step the page-table and direct-map figures, what BPF holds, the
+ * load time per program of the step, and BPF runs (round robin, at least
+ * 5,000) as a window of the iTLB model; then kprobes in steps up to 500
+ * (one per syscall entry point found).  Metrics: phase "sweep_bpf_<N>" and
+ * "sweep_kprobes_<N>".
+ */
+static int sweep(void)
+{
+	static const int bpf_steps[] = { 100, 300, 1000, 3000, 10000 };
+	static const int kp_steps[] = { 10, 30, 100, 300, 500 };
+	struct rlimit nofile = { 16384, 16384 };
+	int *fds = calloc(10001, sizeof(*fds));
+	struct jt_pt_summary pt;
+	long prev;
+	int s, n = 0, r, i, rounds, nkp;
+	char phase[48];
+	double t0;
+	long runs;
+
+	if (!fds || setrlimit(RLIMIT_NOFILE, &nofile)) {
+		fail("sweep: no room for 10,000 programs: %s", strerror(errno));
+		return 1;
+	}
+	/* stock's default limit on JIT memory is below 10,000 page-sized programs */
+	jt_write("/proc/sys/net/core/bpf_jit_limit", "1073741824");
+	snapshot("sweep_bpf_0");
+	for (s = 0; s < (int)ARRAY_SIZE(bpf_steps); s++) {
+		int want = bpf_steps[s], first = n;
+
+		t0 = now();
+		for (; n < want; n++) {
+			fds[n] = jt_bpf_load(n, n % 16);
+			if (fds[n] < 0) {
+				fail("sweep: bpf program %d: %s", n, strerror(errno));
+				goto out;
+			}
+		}
+		snprintf(phase, sizeof(phase), "sweep_bpf_%d", want);
+		report(phase, "load_us_per_prog",
+		       (long)((now() - t0) * 1e6 / (n - first)));
+		snapshot_quiet(phase);
+		rounds = (5000 + n - 1) / n;
+		runs = 0;
+		itlb_ranges(ITLB_SWEEP + s, 0, 0, 0);
+		itlb_mark(ITLB_SWEEP + s);
+		for (r = 0; r < rounds; r++)
+			for (i = 0; i < n; i++)
+				if (jt_bpf_run(fds[i]) == i)
+					runs++;
+		itlb_close();
+		report(phase, "bpf_runs", runs);
+		if (runs != (long)rounds * n)
+			fail("sweep: %ld of %d bpf runs failed", (long)rounds * n - runs,
+			     rounds * n);
+		printf("jitload: sweep: %d BPF programs\n", n);
+	}
+out:
+	for (i = 0; i < n; i++)
+		close(fds[i]);
+	free(fds);
+	/* BPF frees are deferred (RCU, then work): wait until they are done */
+	for (i = 0, prev = -1; i < 60; i++, prev = pt.exec_entries) {
+		sleep(1);
+		if (jt_pt_scan(&pt) || pt.exec_entries == prev)
+			break;
+	}
+	snapshot_quiet("sweep_kprobes_0");
+	nkp = 0;
+	for (s = 0; s < (int)ARRAY_SIZE(kp_steps); s++) {
+		int want = kp_steps[s] < nfuncs ? kp_steps[s] : nfuncs;
+
+		nkp += add_kprobes_from(nkp, want - nkp);
+		snprintf(phase, sizeof(phase), "sweep_kprobes_%d", kp_steps[s]);
+		report(phase, "kprobes", nkp);
+		snapshot_quiet(phase);
+	}
+	del_kprobes(nkp);
+	printf("jitload: %s (%d errors)\n", failures ? "FAILED" : "done", failures);
+	return failures ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -700,6 +849,7 @@ int main(int argc, char **argv)
 		{ "exec-rounds", required_argument, NULL, 'e' },
 		{ "hit-rounds", required_argument, NULL, 'h' },
 		{ "itlb-validate", no_argument, NULL, 'V' },
+		{ "sweep", no_argument, NULL, 'S' },
 		{ }
 	};
 	struct opts o = { .module = "/jitalloc/jitalloc_testmod.ko" };
@@ -740,10 +890,14 @@ int main(int argc, char **argv)
 		case 'V':
 			o.itlb_validate = 1;
 			break;
+		case 'S':
+			o.sweep = 1;
+			break;
 		default:
 			fprintf(stderr, "usage: jitload [--bpf N] [--kprobes N] [--ftrace N]\n"
 				"  [--modules N] [--module KO] [--time-modules N] [--bench-module KO]\n"
-				"  [--exec-rounds N] [--hit-rounds N] [--itlb-validate]\n");
+				"  [--exec-rounds N] [--hit-rounds N] [--itlb-validate]\n"
+				"  [--sweep]\n");
 			return 2;
 		}
 	}
@@ -754,6 +908,8 @@ int main(int argc, char **argv)
 	nfuncs = syscall_functions(funcs, 512);
 	if (nfuncs < o.kprobes || nfuncs < o.ftrace)
 		fail("only %d probe-able functions found", nfuncs);
+	if (o.sweep)
+		return sweep();
 
 	/* bench_report.py compares rates only across one clocksource */
 	if (jt_read("/sys/devices/system/clocksource/clocksource0/current_clocksource",
@@ -776,7 +932,10 @@ int main(int argc, char **argv)
 	for (i = 0, jited = 0; i < nbpf; i++)
 		jited += jt_bpf_jited_len(fds[i]);
 	report("loaded", "bpf_jited_bytes", jited);
+	report("loaded", "bpf_handed_bytes", bpf_handed_bytes(fds, nbpf));
 	mark("after_bpf");
+	/* what BPF alone made the kernel hold, measured alike on both kernels */
+	report("after_bpf", "jit_vmalloc_bytes", jit_vmalloc_bytes());
 	nkp = add_kprobes(o.kprobes);
 	printf("jitload: %d kprobes enabled\n", nkp);
 	mark("after_kprobes");

@@ -2,22 +2,45 @@
 # SPDX-License-Identifier: GPL-2.0
 # make bench: the same workload on stock 6.1 and on the patched kernel,
 # both built from the same fragments and booted in this one run; prints
-# both sides and their ratio.
+# both sides and their ratio, then the scaling sweep.
 # Usage: harness/bench.sh [ARCH]
+# Writes build/bench/ARCH-DATE/: table.txt (the terminal output),
+# table.csv/json, sweep.csv/json and the plots (PNG); see bench/README.md.
+# Environment: ITLB_MODEL=0 boots without the iTLB model; BENCH_SWEEP=0
+# leaves the sweep out.
 . "$(dirname "$0")/lib.sh"
 
 arch=${1:-x86_64}
 check_arch "$arch"
+"$TOP/harness/deps.sh" --plots "$arch" || exit 1
 build_stock_and_series "$arch"
+out=$BUILD/bench/$arch-$(date +%Y%m%d-%H%M%S)
+mkdir -p "$out" || die "cannot create ${out#$TOP/}"
+
 for v in stock default; do
 	"$TOP/harness/boot.sh" "$arch" "$v" bench || exit 1
 done
-mkdir -p "$BUILD/bench"
-out=$BUILD/bench/$arch-$(date +%Y%m%d-%H%M%S).txt
 model=()
 [ "${ITLB_MODEL:-}" = 0 ] ||
 	model=("$LOGS/itlb-$arch-stock-bench.txt" "$LOGS/itlb-$arch-default-bench.txt")
 python3 "$TOP/harness/bench_report.py" \
 	"$LOGS/console-$arch-stock-bench.log" "$LOGS/console-$arch-default-bench.log" \
-	"${model[@]}" | tee "$out" || exit 1
-echo "(saved in ${out#$TOP/})"
+	"${model[@]}" --out "$out" | tee "$out/table.txt" || exit 1
+
+if [ "${BENCH_SWEEP:-1}" != 0 ]; then
+	[ "${ITLB_MODEL:-}" = 0 ] && die "the sweep needs the iTLB model (ITLB_MODEL=0 with BENCH_SWEEP=0)"
+	for v in stock default; do
+		BOOT_TIMEOUT=${BOOT_TIMEOUT:-2400} \
+			"$TOP/harness/boot.sh" "$arch" "$v" sweep || exit 1
+	done
+	# Debian's python3-matplotlib lives in Debian's python3, which a
+	# python3 earlier on PATH (pyenv, venv) may not see
+	py=python3
+	[ -x /usr/bin/python3 ] && py=/usr/bin/python3
+	"$py" "$TOP/harness/bench_sweep.py" \
+		"$LOGS/console-$arch-stock-sweep.log" "$LOGS/console-$arch-default-sweep.log" \
+		"$LOGS/itlb-$arch-stock-sweep.txt" "$LOGS/itlb-$arch-default-sweep.txt" \
+		--arch "$arch" --out "$out" --bench-csv "$out/table.csv" |
+		tee "$out/sweep.txt" || exit 1
+fi
+echo "(saved in ${out#$TOP/}/)"

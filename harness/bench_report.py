@@ -3,6 +3,7 @@
 """Side-by-side report of two jitload runs (stock vs jitalloc).
 
 usage: bench_report.py STOCK_CONSOLE PATCHED_CONSOLE [STOCK_MODEL PATCHED_MODEL]
+                       [--out DIR]
 
 Reads "### metric <phase> <key> <value>" lines and prints, per metric,
 both values and patched/stock; for page-table and direct-map figures also
@@ -11,8 +12,13 @@ A counter the kernel does not have (reported as -1) prints "n/a".
 Both boots must have run on the same clocksource ("### clocksource"),
 else the comparison is refused.  With the iTLB model's output files
 (bench/itlb_model.c), its figures per 1,000 BPF runs, kprobe hits and
-ftrace-traced calls follow, labelled as a model.
+ftrace-traced calls follow, labelled as a model.  --out DIR also writes
+the rows as DIR/table.csv and DIR/table.json.
 """
+import argparse
+import csv
+import json
+import os
 import re
 import sys
 
@@ -66,15 +72,24 @@ def ratio(a, b):
     return f'{b / a:.3f}'
 
 
+ROWS = []
+
+
 def row(name, a, b):
     fmt = lambda v: 'n/a' if v is None else str(v)
+    ROWS.append({'metric': name, 'stock': fmt(a), 'jitalloc': fmt(b),
+                 'ratio': ratio(a, b)})
     print(f'{name:44} {fmt(a):>12} {fmt(b):>12} {ratio(a, b):>9}')
 
 
 def main():
-    if len(sys.argv) not in (3, 5):
+    ap = argparse.ArgumentParser(usage=__doc__)
+    ap.add_argument('files', nargs='+')
+    ap.add_argument('--out')
+    args = ap.parse_args()
+    if len(args.files) not in (2, 4):
         sys.exit(__doc__)
-    (stock, sclock), (patched, pclock) = read(sys.argv[1]), read(sys.argv[2])
+    (stock, sclock), (patched, pclock) = read(args.files[0]), read(args.files[1])
     print(f'clocksource: stock {sclock}, jitalloc {pclock}')
     if sclock != pclock or sclock is None:
         sys.exit('bench_report: the two boots ran on different (or unknown) '
@@ -87,15 +102,23 @@ def main():
             da = None if a0 is None or a1 is None else a1 - a0
             db = None if b0 is None or b1 is None else b1 - b0
             row(f'{key} growth before->{phase}', da, db)
-    # bytes BPF holds per byte of JITed code, while loaded
-    row('bpf_jited_bytes', stock.get(('loaded', 'bpf_jited_bytes')),
-        patched.get(('loaded', 'bpf_jited_bytes')))
-    per = []
-    for v in (stock, patched):
-        j, r0, r1 = (v.get(('loaded', 'bpf_jited_bytes')), v.get(('before', 'bpf_reserved_bytes')),
-                     v.get(('loaded', 'bpf_reserved_bytes')))
-        per.append(None if not j or r0 is None or r1 is None else round((r1 - r0) / j, 2))
-    row('bpf bytes reserved per jited byte', *per)
+    # BPF's memory, counted alike on both kernels: executable bytes the
+    # kernel came to hold during the BPF phase (vmalloc areas of JIT users:
+    # stock's packs or pages, the series' cache pages), and bytes handed
+    # out to the programs (bpf_handed_bytes: the allocator's request sizes)
+    jited = [v.get(('loaded', 'bpf_jited_bytes')) for v in (stock, patched)]
+    row('bpf_jited_bytes', *jited)
+    held = [None if v.get(('before', 'jit_vmalloc_bytes')) is None or
+            v.get(('after_bpf', 'jit_vmalloc_bytes')) is None else
+            v[('after_bpf', 'jit_vmalloc_bytes')] - v[('before', 'jit_vmalloc_bytes')]
+            for v in (stock, patched)]
+    handed = [v.get(('loaded', 'bpf_handed_bytes')) for v in (stock, patched)]
+    row('bpf executable bytes held (BPF phase)', *held)
+    row('bpf bytes handed out', *handed)
+    row('bpf bytes held per jited byte',
+        *[None if h is None or not j else round(h / j, 2) for h, j in zip(held, jited)])
+    row('bpf bytes handed out per jited byte',
+        *[None if h is None or not j else round(h / j, 2) for h, j in zip(handed, jited)])
     # which phase of the workload split the direct map
     marks = ['before', 'after_bpf', 'after_kprobes', 'after_ftrace', 'after_modules']
     key = 'direct_map_level2_splits'
@@ -115,12 +138,24 @@ def main():
     if not any(v.get(('exec', 'itlb_counted')) for v in (stock, patched)):
         print('(no PMU here: iTLB misses not counted; with one, perf_event_open '
               'counts them in the exec phase)')
-    if len(sys.argv) == 5:
-        model_rows(stock, patched, read_model(sys.argv[3]), read_model(sys.argv[4]))
+    if len(args.files) == 4:
+        model_rows(stock, patched, read_model(args.files[2]), read_model(args.files[3]))
+    print('(alloc_free_*: jit_text_alloc vs module_alloc + set_memory_ro/x + vfree, '
+          'which stock x86 BPF and kprobes do not do below a page; bpf_path_* is '
+          'what each kernel\'s BPF JIT calls per program, kprobe_slot what a kprobe '
+          'takes: those are the like-for-like rows)')
     for side, vals in (('stock', stock), ('jitalloc', patched)):
         wx = [v for (p, k), v in vals.items() if k == 'wx_mappings' and v]
         if wx:
             print(f'{side}: W+X mappings seen: {wx}')
+    if args.out:
+        os.makedirs(args.out, exist_ok=True)
+        with open(os.path.join(args.out, 'table.csv'), 'w', newline='') as f:
+            w = csv.DictWriter(f, fieldnames=['metric', 'stock', 'jitalloc', 'ratio'])
+            w.writeheader()
+            w.writerows(ROWS)
+        with open(os.path.join(args.out, 'table.json'), 'w') as f:
+            json.dump({'clocksource': sclock, 'rows': ROWS}, f, indent=1)
 
 
 def model_rows(stock, patched, smodel, pmodel):

@@ -8,7 +8,7 @@
 # Environment: ACCEL=tcg (default) or kvm; BOOT_TIMEOUT seconds (default 600);
 # GUEST_ARGS: more kernel command-line words (the guest's /init sees
 # name=value words as environment, e.g. jt_soak=600).
-# The bench and itlb scenarios run with the iTLB model plugin
+# The bench, sweep and itlb scenarios run with the iTLB model plugin
 # (bench/itlb_model.c); its figures go to build/logs/itlb-ARCH-VARIANT-
 # SCENARIO.txt.  ITLB_MODEL=0 leaves it out, ITLB_MODEL=1 adds it to any
 # scenario.
@@ -43,6 +43,7 @@ append="panic=-1 oops=panic jt_scenario=$scenario"
 [ "$variant" = debug ] && append="$append kmemleak=on slub_debug=A,kmalloc-*"
 # The bench compares two kernels: no KUnit suites at boot in either.
 [ "$scenario" = bench ] && append="$append kunit.enable=0"
+[ "$scenario" = sweep ] && append="$append kunit.enable=0"
 [ "$scenario" = kaslr ] && append="$append kunit.enable=0"
 [ "$scenario" = soak ] && append="$append kunit.enable=0"
 [ -n "$GUEST_ARGS" ] && append="$append $GUEST_ARGS"
@@ -66,7 +67,7 @@ itlb_out=$LOGS/itlb-$arch-$variant-$scenario.txt
 rm -f "$itlb_out"
 case "${ITLB_MODEL:-}:$scenario" in
 0:*) ;;
-1:* | *:bench | *:itlb)
+1:* | *:bench | *:sweep | *:itlb)
 	[ "$accel" = tcg ] || die "the iTLB model needs ACCEL=tcg (ITLB_MODEL=0 to boot without it)"
 	qemu+=(-plugin "$(itlb_model_so),log=$log,out=$itlb_out") ;;
 esac

@@ -1,22 +1,28 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Install the Debian packages the harness needs, only those missing.
-# Usage: harness/deps.sh [--stress] [ARCH...]
+# Usage: harness/deps.sh [--stress] [--plots] [ARCH...]
 # --stress also unpacks stress-ng and its libraries for each ARCH's guest
 # into build/dl/ARCH/root (make soak), without installing them.
+# --plots also installs python3-matplotlib (make bench draws its plots).
 . "$(dirname "$0")/lib.sh"
 
-stress=
-if [ "$1" = --stress ]; then
-	stress=1
+stress= plots=
+while [ $# -gt 0 ]; do
+	case "$1" in
+	--stress) stress=1 ;;
+	--plots) plots=1 ;;
+	*) break ;;
+	esac
 	shift
-fi
+done
 PKGS="linux-source-6.1 flex bison bc libelf-dev libssl-dev ccache cpio kmod
       xz-utils gzip python3 busybox-static qemu-system-x86 make gcc libc6-dev"
 ARM64_PKGS="qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross"
 
 arches=${*:-$ARCHES}
 want=$PKGS
+[ -n "$plots" ] && want="$want python3-matplotlib"
 for a in $arches; do
 	check_arch "$a"
 	[ "$a" = arm64 ] && want="$want $ARM64_PKGS"

@@ -3,13 +3,28 @@
  * jitalloc_bench - in-kernel cost of getting and returning executable
  * memory, the way small JIT users do it.
  *
- * On a kernel with jitalloc: jit_text_alloc_type(JIT_TYPE_BPF) + jit_free().
- * On stock 6.1: module_alloc() + set_memory_ro() + set_memory_x() +
- * vfree() with VM_FLUSH_RESET_PERMS, as bpf_jit_binary_alloc() users and
- * kprobes do.  Neither set of functions is exported to modules, so both are
- * looked up through kallsyms (found with a kprobe), which keeps one source
- * for both kernels.  Results are printed as
- *   ### metric timed alloc_free_<size>_ops_per_sec <n>
+ * Three measurements, each the same calls on stock 6.1 and on the series:
+ *
+ *  alloc_free_<size>: on a kernel with jitalloc jit_text_alloc_type(
+ *	JIT_TYPE_BPF) + jit_free(); on stock module_alloc() + set_memory_ro()
+ *	+ set_memory_x() + vfree() with VM_FLUSH_RESET_PERMS, which is what
+ *	bpf_jit_binary_alloc() users (arm64 BPF, classic BPF without packs)
+ *	do, but not what stock x86 BPF or kprobes do below a page: the
+ *	rows below are the fair ones for those users.
+ *  bpf_path_<size>: what the kernel's BPF JIT does per program.  Where
+ *	it uses packs (x86, and arm64 with the series): bpf_prog_pack_alloc()
+ *	+ writing the header's size with bpf_arch_text_copy() +
+ *	bpf_prog_pack_free(), as bpf_jit_binary_pack_alloc/_free do (stock
+ *	x86 carves 2 MiB packs, the series the cache).  Stock arm64 BPF
+ *	takes pages (bpf_jit_binary_alloc()): the alloc_free path above.
+ *  kprobe_slot: __get_insn_slot() + __free_insn_slot() on
+ *	kprobe_insn_slots, what each kprobe takes (stock: slots in pages of
+ *	module_alloc; the series: chunks of the cache).
+ *
+ * None of these functions is exported to modules, so all are looked up
+ * through kallsyms (found with a kprobe), which keeps one source for both
+ * kernels.  Results are printed as
+ *   ### metric timed <name>_ops_per_sec <n>
  * (the median of BENCH_REPEATS runs, and the slowest run with _min), and
  * the module refuses to stay loaded (-EAGAIN) once it has run.
  */
@@ -90,11 +105,87 @@ static int cmp_u64(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
+/* struct bpf_binary_header: its size comes first, then the image */
+typedef void (*fill_fn_t)(void *area, unsigned int size);
+static void *(*bpf_prog_pack_alloc_fn)(u32 size, fill_fn_t fill, bool was_classic);
+static void (*bpf_prog_pack_free_fn)(void *hdr);
+static void *(*bpf_arch_text_copy_fn)(void *dst, void *src, size_t len);
+
+static void fill_trap(void *area, unsigned int size)
+{
+#ifdef CONFIG_X86
+	memset(area, 0xcc, size);	/* int3 */
+#else
+	memset(area, 0, size);		/* UDF #0 on arm64 */
+#endif
+}
+
+static void *pack_alloc(size_t size)
+{
+	u32 sz = size;
+	void *hdr = bpf_prog_pack_alloc_fn(sz, fill_trap, false);
+
+	if (hdr && IS_ERR(bpf_arch_text_copy_fn(hdr, &sz, sizeof(sz)))) {
+		pr_err("bpf_arch_text_copy() failed\n");
+		return NULL;
+	}
+	return hdr;
+}
+
+static struct kprobe_insn_cache *insn_slots;
+static kprobe_opcode_t *(*get_insn_slot_fn)(struct kprobe_insn_cache *c);
+static void (*free_insn_slot_fn)(struct kprobe_insn_cache *c,
+				 kprobe_opcode_t *slot, int dirty);
+
+static void *slot_alloc(size_t size)
+{
+	return get_insn_slot_fn(insn_slots);
+}
+
+static void slot_free(void *p)
+{
+	free_insn_slot_fn(insn_slots, p, 0);
+}
+
+/*
+ * @iterations pairs of @get/@put of @size bytes, BENCH_REPEATS times;
+ * prints the median and the slowest rate as "<name>_ops_per_sec[_min]".
+ */
+static int measure(const char *name, void *(*get)(size_t), void (*put)(void *),
+		   size_t size)
+{
+	u64 rate[BENCH_REPEATS], ns;
+	unsigned int n, r;
+
+	for (r = 0; r < BENCH_REPEATS; r++) {
+		ktime_t t0 = ktime_get();
+
+		for (n = 0; n < iterations; n++) {
+			void *p = get(size);
+
+			if (!p) {
+				pr_err("%s: allocation of %zu bytes failed\n",
+				       name, size);
+				return -ENOMEM;
+			}
+			put(p);
+		}
+		ns = ktime_to_ns(ktime_sub(ktime_get(), t0));
+		rate[r] = div64_u64((u64)iterations * NSEC_PER_SEC, ns ?: 1);
+	}
+	sort(rate, BENCH_REPEATS, sizeof(rate[0]), cmp_u64, NULL);
+	pr_warn("### metric timed %s_ops_per_sec %llu\n", name,
+		rate[BENCH_REPEATS / 2]);
+	pr_warn("### metric timed %s_ops_per_sec_min %llu\n", name, rate[0]);
+	return 0;
+}
+
 static int __init jitalloc_bench_init(void)
 {
 	static const size_t sizes[] = { 64, 256, 1024, 4096 };
-	unsigned int i, n, r;
-	u64 ns;
+	unsigned int i;
+	char name[48];
+	int ret;
 
 	jit_text_alloc_type_fn = (void *)lookup("jit_text_alloc_type");
 	jit_free_fn = (void *)lookup("jit_free");
@@ -115,30 +206,40 @@ static int __init jitalloc_bench_init(void)
 		"module_alloc+set_memory_ro/x+vfree");
 
 	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
-		u64 rate[BENCH_REPEATS];
+		snprintf(name, sizeof(name), "alloc_free_%zu", sizes[i]);
+		ret = measure(name, bench_alloc, bench_free, sizes[i]);
+		if (ret)
+			return ret;
+	}
 
-		for (r = 0; r < BENCH_REPEATS; r++) {
-			ktime_t t0 = ktime_get();
-
-			for (n = 0; n < iterations; n++) {
-				void *p = bench_alloc(sizes[i]);
-
-				if (!p) {
-					pr_err("allocation of %zu bytes failed\n",
-					       sizes[i]);
-					return -ENOMEM;
-				}
-				bench_free(p);
-			}
-			ns = ktime_to_ns(ktime_sub(ktime_get(), t0));
-			rate[r] = div64_u64((u64)iterations * NSEC_PER_SEC,
-					    ns ?: 1);
+	bpf_prog_pack_alloc_fn = (void *)lookup("bpf_prog_pack_alloc");
+	bpf_prog_pack_free_fn = (void *)lookup("bpf_prog_pack_free");
+	bpf_arch_text_copy_fn = (void *)lookup("bpf_arch_text_copy");
+	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+		snprintf(name, sizeof(name), "bpf_path_%zu", sizes[i]);
+		if (!IS_ENABLED(CONFIG_X86) && !jit_free_fn)
+			ret = measure(name, bench_alloc, bench_free, sizes[i]);
+		else if (bpf_prog_pack_alloc_fn && bpf_prog_pack_free_fn &&
+			 bpf_arch_text_copy_fn)
+			ret = measure(name, pack_alloc, bpf_prog_pack_free_fn,
+				      sizes[i]);
+		else
+			ret = -ENOENT;
+		if (ret) {
+			pr_err("%s: %d\n", name, ret);
+			return ret;
 		}
-		sort(rate, BENCH_REPEATS, sizeof(rate[0]), cmp_u64, NULL);
-		pr_warn("### metric timed alloc_free_%zu_ops_per_sec %llu\n",
-			sizes[i], rate[BENCH_REPEATS / 2]);
-		pr_warn("### metric timed alloc_free_%zu_ops_per_sec_min %llu\n",
-			sizes[i], rate[0]);
+	}
+
+	insn_slots = (void *)lookup("kprobe_insn_slots");
+	get_insn_slot_fn = (void *)lookup("__get_insn_slot");
+	free_insn_slot_fn = (void *)lookup("__free_insn_slot");
+	if (insn_slots && get_insn_slot_fn && free_insn_slot_fn) {
+		ret = measure("kprobe_slot", slot_alloc, slot_free, 0);
+		if (ret)
+			return ret;
+	} else {
+		pr_warn("no kprobe_insn_slots: kprobe_slot row not measured\n");
 	}
 	return -EAGAIN;
 }
