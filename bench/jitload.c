@@ -372,15 +372,17 @@ static void del_ftrace(int n)
  * Marker instructions of the iTLB model (bench/itlb_model.c): code 0x100 +
  * phase opens a window on this CPU, 0x200 closes it.  Both are NOPs.
  */
+/* @code must be a constant: it is part of the instruction */
+static __always_inline void itlb_marker(const unsigned int code)
+{
 #if defined(__x86_64__)
-#define ITLB_MARK(code) \
-	asm volatile(".byte 0x0f, 0x1f, 0x80\n\t.long 0x4a540000 + " #code ::: "memory")
+	asm volatile(".byte 0x0f, 0x1f, 0x80\n\t.long %c0"
+		     : : "i" (0x4a540000 + code) : "memory");
 #elif defined(__aarch64__)
-#define ITLB_MARK(code) \
-	asm volatile(".inst 0xf2e0001f | ((0xa000 + " #code ") << 5)" ::: "memory")
-#else
-#define ITLB_MARK(code) do { } while (0)
+	asm volatile(".inst %c0" : : "i" (0xf2e0001f | ((0xa000 + code) << 5))
+		     : "memory");
 #endif
+}
 
 enum itlb_phase {
 	ITLB_BPF = 1,		/* every BPF program, round robin */
@@ -409,44 +411,44 @@ static void itlb_mark(int phase)
 		fail("itlb: cannot stay on one CPU: %s", strerror(errno));
 	switch (phase) {
 	case ITLB_BPF:
-		ITLB_MARK(0x101);
+		itlb_marker(0x101);
 		break;
 	case ITLB_KPROBE:
-		ITLB_MARK(0x102);
+		itlb_marker(0x102);
 		break;
 	case ITLB_FTRACE:
-		ITLB_MARK(0x103);
+		itlb_marker(0x103);
 		break;
 	case ITLB_FIT:
-		ITLB_MARK(0x10a);
+		itlb_marker(0x10a);
 		break;
 	case ITLB_THRASH:
-		ITLB_MARK(0x10b);
+		itlb_marker(0x10b);
 		break;
 	case ITLB_LARGE:
-		ITLB_MARK(0x10c);
+		itlb_marker(0x10c);
 		break;
 	case ITLB_SWEEP:
-		ITLB_MARK(0x114);
+		itlb_marker(0x114);
 		break;
 	case ITLB_SWEEP + 1:
-		ITLB_MARK(0x115);
+		itlb_marker(0x115);
 		break;
 	case ITLB_SWEEP + 2:
-		ITLB_MARK(0x116);
+		itlb_marker(0x116);
 		break;
 	case ITLB_SWEEP + 3:
-		ITLB_MARK(0x117);
+		itlb_marker(0x117);
 		break;
 	case ITLB_SWEEP + 4:
-		ITLB_MARK(0x118);
+		itlb_marker(0x118);
 		break;
 	}
 }
 
 static void itlb_close(void)
 {
-	ITLB_MARK(0x200);
+	itlb_marker(0x200);
 	sched_setaffinity(0, sizeof(itlb_saved_cpus), &itlb_saved_cpus);
 }
 
@@ -490,6 +492,7 @@ static const char * const hit_syscalls[] = {
 	"getppid", "getuid", "getgid", "geteuid",
 	"getegid", "gettid", "getpgid", "getsid",
 };
+
 static const long hit_nrs[] = {
 	SYS_getppid, SYS_getuid, SYS_getgid, SYS_geteuid,
 	SYS_getegid, SYS_gettid, SYS_getpgid, SYS_getsid,
@@ -761,7 +764,7 @@ static double now(void)
  * (one per syscall entry point found).  Metrics: phase "sweep_bpf_<N>" and
  * "sweep_kprobes_<N>".
  */
-static int sweep(void)
+static int scaling_sweep(void)
 {
 	static const int bpf_steps[] = { 100, 300, 1000, 3000, 10000 };
 	static const int kp_steps[] = { 10, 30, 100, 300, 500 };
@@ -775,7 +778,7 @@ static int sweep(void)
 	long runs;
 
 	if (!fds || setrlimit(RLIMIT_NOFILE, &nofile)) {
-		fail("sweep: no room for 10,000 programs: %s", strerror(errno));
+		fail("scaling sweep: no room for 10,000 programs: %s", strerror(errno));
 		return 1;
 	}
 	/* stock's default limit on JIT memory is below 10,000 page-sized programs */
@@ -788,7 +791,7 @@ static int sweep(void)
 		for (; n < want; n++) {
 			fds[n] = jt_bpf_load(n, n % 16);
 			if (fds[n] < 0) {
-				fail("sweep: bpf program %d: %s", n, strerror(errno));
+				fail("scaling sweep: bpf program %d: %s", n, strerror(errno));
 				goto out;
 			}
 		}
@@ -807,9 +810,9 @@ static int sweep(void)
 		itlb_close();
 		report(phase, "bpf_runs", runs);
 		if (runs != (long)rounds * n)
-			fail("sweep: %ld of %d bpf runs failed", (long)rounds * n - runs,
+			fail("scaling sweep: %ld of %d bpf runs failed", (long)rounds * n - runs,
 			     rounds * n);
-		printf("jitload: sweep: %d BPF programs\n", n);
+		printf("jitload: scaling sweep: %d BPF programs\n", n);
 	}
 out:
 	for (i = 0; i < n; i++)
@@ -909,7 +912,7 @@ int main(int argc, char **argv)
 	if (nfuncs < o.kprobes || nfuncs < o.ftrace)
 		fail("only %d probe-able functions found", nfuncs);
 	if (o.sweep)
-		return sweep();
+		return scaling_sweep();
 
 	/* bench_report.py compares rates only across one clocksource */
 	if (jt_read("/sys/devices/system/clocksource/clocksource0/current_clocksource",

@@ -22,6 +22,8 @@ import os
 import re
 import sys
 
+import benchlib
+
 METRIC = re.compile(r'### metric (\S+) (\S+) (-?\d+)')
 GROWTH = ['exec_translations', 'exec_pmd', 'direct_map_level2_splits',
           'directmap4k_kb', 'jit_vmalloc_bytes', 'bpf_reserved_bytes',
@@ -49,19 +51,6 @@ def read(path):
     if not vals:
         sys.exit(f'bench_report: no metrics in {path}: did jitload run?')
     return vals, clock
-
-
-def read_model(path):
-    out = {}
-    try:
-        with open(path) as f:
-            for line in f:
-                if line.startswith('itlb-model '):
-                    kv = dict(w.split('=', 1) for w in line.split()[1:])
-                    out[int(kv['phase'])] = {k: int(v) for k, v in kv.items()}
-    except OSError as e:
-        sys.exit(f'bench_report: {path}: {e.strerror}')
-    return out
 
 
 def ratio(a, b):
@@ -139,7 +128,8 @@ def main():
         print('(no PMU here: iTLB misses not counted; with one, perf_event_open '
               'counts them in the exec phase)')
     if len(args.files) == 4:
-        model_rows(stock, patched, read_model(args.files[2]), read_model(args.files[3]))
+        model_rows(stock, patched, benchlib.read_model(args.files[2], 'bench_report'),
+                   benchlib.read_model(args.files[3], 'bench_report'))
     print('(alloc_free_*: jit_text_alloc vs module_alloc + set_memory_ro/x + vfree, '
           'which stock x86 BPF and kprobes do not do below a page; bpf_path_* is '
           'what each kernel\'s BPF JIT calls per program, kprobe_slot what a kprobe '

@@ -22,6 +22,8 @@ import os
 import re
 import sys
 
+import benchlib
+
 METRIC = re.compile(r'### metric (sweep_(bpf|kprobes)_(\d+)) (\S+) (-?\d+)')
 BPF_STEPS = [100, 300, 1000, 3000, 10000]
 KP_STEPS = [10, 30, 100, 300, 500]
@@ -38,19 +40,6 @@ def read_console(path):
     if not vals:
         sys.exit(f'bench_sweep: no sweep figures in {path}: did jitload --sweep run?')
     return vals
-
-
-def read_model(path):
-    out = {}
-    try:
-        with open(path) as f:
-            for line in f:
-                if line.startswith('itlb-model '):
-                    kv = dict(w.split('=', 1) for w in line.split()[1:])
-                    out[int(kv['phase'])] = {k: int(v) for k, v in kv.items()}
-    except OSError as e:
-        sys.exit(f'bench_sweep: {path}: {e.strerror}')
-    return out
 
 
 def growth(vals, kind, n, key):
@@ -206,9 +195,10 @@ def main():
     ap.add_argument('--bench-csv')
     args = ap.parse_args()
 
-    rows = (rows_for('stock', read_console(args.stock_console), read_model(args.stock_model)) +
+    rows = (rows_for('stock', read_console(args.stock_console),
+                     benchlib.read_model(args.stock_model, 'bench_sweep')) +
             rows_for('jitalloc', read_console(args.patched_console),
-                     read_model(args.patched_model)))
+                     benchlib.read_model(args.patched_model, 'bench_sweep')))
     table(rows)
     os.makedirs(args.out, exist_ok=True)
     keys = sorted({k for r in rows for k in r}, key=lambda k: (k not in ('kernel', 'user', 'n'), k))

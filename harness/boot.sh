@@ -54,6 +54,9 @@ x86_64)
 	# mitigations as on the Intel parts distributions run on: TCG
 	# emulates none of the bugs, so ask for ITS's aligned thunks
 	append="console=ttyS0 indirect_target_selection=force $append"
+	# Rates are compared across two boots: keep them on the TSC (TCG's
+	# is monotonic; its watchdog would switch some boots to HPET).
+	case "$scenario" in bench | sweep) append="$append tsc=reliable" ;; esac
 	;;
 arm64)
 	command -v qemu-system-aarch64 >/dev/null || die "qemu-system-aarch64 not found (make deps)"

@@ -21,22 +21,10 @@ import argparse
 import re
 import sys
 
+import benchlib
+
 SLACK = 8
 PHASES = {10: 'fit', 11: 'thrash', 12: 'large'}
-
-
-def read_model(path):
-    out = {}
-    try:
-        with open(path) as f:
-            for line in f:
-                if not line.startswith('itlb-model '):
-                    continue
-                kv = dict(w.split('=', 1) for w in line.split()[1:])
-                out[int(kv['phase'])] = {k: int(v) for k, v in kv.items()}
-    except OSError as e:
-        sys.exit(f'itlb_check: {path}: {e.strerror} (did QEMU load the plugin?)')
-    return out
 
 
 def read_cases(path):
@@ -86,7 +74,7 @@ def main():
     ap.add_argument('--totals')
     args = ap.parse_args()
 
-    model = read_model(args.model_out)
+    model = benchlib.read_model(args.model_out, 'itlb_check')
     cases = read_cases(args.console)
     passed = failed = 0
     for phase, name in PHASES.items():

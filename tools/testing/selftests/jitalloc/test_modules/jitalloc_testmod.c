@@ -14,6 +14,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/jump_label.h>
+#include <linux/kprobes.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #ifdef CONFIG_X86
@@ -107,6 +108,34 @@ static int jt_alternatives(void)
 }
 #endif
 
+/*
+ * Does the kernel's module lookup (jump labels, kallsyms, lockdep's
+ * static keys) find this module at @p?  __module_address() is not
+ * exported: find it through kallsyms_lookup_name(), whose address a
+ * kprobe tells.
+ */
+static bool jt_owned(const void *p)
+{
+	static struct module *(*module_address)(unsigned long addr);
+	unsigned long (*lookup)(const char *name);
+	struct kprobe kp = { .symbol_name = "kallsyms_lookup_name" };
+	struct module *mod;
+
+	if (!module_address) {
+		if (register_kprobe(&kp))
+			return false;
+		lookup = (void *)kp.addr;
+		unregister_kprobe(&kp);
+		module_address = (void *)lookup("__module_address");
+		if (!module_address)
+			return false;
+	}
+	preempt_disable();
+	mod = module_address((unsigned long)p);
+	preempt_enable();
+	return mod == THIS_MODULE;
+}
+
 static const char *jt_check(void)
 {
 	if (jt_call(0, 2, 3) != 5 || jt_call(1, 2, 3) != 6)
@@ -119,6 +148,10 @@ static const char *jt_check(void)
 	jt_ro_after_init = 7;
 	if (jt_alternatives() != 1)
 		return "alternatives";
+	/* text, rodata and data each belong to this module */
+	if (!jt_owned(jt_call) || !jt_owned(jt_rodata) || !jt_owned(&jt_data) ||
+	    !jt_owned(&jt_key))
+		return "lookup";
 	if (jt_keyed() != 1)
 		return "key-off";
 	static_branch_enable(&jt_key);
