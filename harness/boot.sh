@@ -81,8 +81,26 @@ fi
 
 start=$(date +%s)
 printf '==> %-42s ' "boot $arch-$variant ($scenario, $accel)"
-timeout --foreground -k 5 "$timeout" "${qemu[@]}" </dev/null >"$log" 2>&1
+: >"$log"
+# the long bench boots show the workload's progress lines as they come
+progress=
+case "$scenario" in
+bench | sweep)
+	echo
+	(tail -n +1 -f "$log" 2>/dev/null | grep --line-buffered -a '^jitload: ' |
+		sed -u 's/^/    /') &
+	progress=$!
+	;;
+esac
+timeout --foreground -k 5 "$timeout" "${qemu[@]}" </dev/null >>"$log" 2>&1
 rc=$?
+if [ -n "$progress" ]; then
+	sleep 1
+	pkill -P "$progress" 2>/dev/null
+	kill "$progress" 2>/dev/null
+	wait "$progress" 2>/dev/null
+	printf '    %-42s ' "(boot $arch-$variant $scenario)"
+fi
 dur=$(($(date +%s) - start))
 
 problem=

@@ -3,6 +3,7 @@
 """Check the iTLB model (bench/itlb_model.c) against known answers.
 
 usage: itlb_check.py CONSOLE_LOG MODEL_OUT --arch ARCH --label L [--totals F]
+                     [--require-thp]
 
 The guest (jitload --itlb-validate) calls PAGES one-instruction functions,
 one per 4 KiB page, round robin ROUNDS times, in three windows:
@@ -14,6 +15,8 @@ one per 4 KiB page, round robin ROUNDS times, in three windows:
   large   the same 512 pages in one 2 MiB page: one L1 entry on x86 (two
           1 MiB entries on the modelled arm64 core), one walk.
 The loop's own code adds a few lookups of its own page(s); SLACK covers it.
+With --require-thp the large case must really be a transparent huge page
+(the test kernels have THP), not only declared 2 MiB to the model.
 Prints one line per case and "LABEL: N passed, N failed"; exits 1 on any
 failure or when a window is missing.
 """
@@ -72,6 +75,7 @@ def main():
     ap.add_argument('--arch', required=True)
     ap.add_argument('--label', required=True)
     ap.add_argument('--totals')
+    ap.add_argument('--require-thp', action='store_true')
     args = ap.parse_args()
 
     model = benchlib.read_model(args.model_out, 'itlb_check')
@@ -86,6 +90,8 @@ def main():
             continue
         pages, rounds, thp = c
         bad = check(name, args.arch, pages, rounds, w)
+        if name == 'large' and args.require_thp and not thp:
+            bad.append('not a transparent huge page in the guest')
         what = (f'{pages} pages x {rounds}: L1 misses {w["user_l1_misses"]}, '
                 f'walks {w["user_walks"]}, lookups {w["user_lookups"]}')
         if name == 'large':

@@ -67,7 +67,8 @@ for t in $TARGETS; do
 			python3 "$TOP/harness/itlb_check.py" \
 				"$LOGS/console-$label-itlb.log" \
 				"$LOGS/itlb-$label-itlb.txt" --arch "$arch" \
-				--label "$label-itlb-model" --totals "$totals"
+				--label "$label-itlb-model" --require-thp \
+				--totals "$totals"
 		else
 			fail_step "$label: iTLB model boot"
 		fi
