@@ -14,7 +14,7 @@
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/jump_label.h>
-#include <linux/kprobes.h>
+#include <linux/kallsyms.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 #ifdef CONFIG_X86
@@ -109,31 +109,19 @@ static int jt_alternatives(void)
 #endif
 
 /*
- * Does the kernel's module lookup (jump labels, kallsyms, lockdep's
- * static keys) find this module at @p?  __module_address() is not
- * exported: find it through kallsyms_lookup_name(), whose address a
- * kprobe tells.
+ * Does the kernel's module lookup (__module_address(): jump labels,
+ * kallsyms, lockdep's static keys) find this module at @p?  Asked through
+ * kallsyms, which names the module only when the lookup finds it.  (No
+ * kprobe on kallsyms_lookup_name() here: the fault-injection churn loads
+ * this module with failing allocations, and stock 6.1 WARNs when a
+ * kprobe-ftrace cannot be disarmed for lack of memory.)
  */
 static bool jt_owned(const void *p)
 {
-	static struct module *(*module_address)(unsigned long addr);
-	unsigned long (*lookup)(const char *name);
-	struct kprobe kp = { .symbol_name = "kallsyms_lookup_name" };
-	struct module *mod;
+	char buf[KSYM_SYMBOL_LEN];
 
-	if (!module_address) {
-		if (register_kprobe(&kp))
-			return false;
-		lookup = (void *)kp.addr;
-		unregister_kprobe(&kp);
-		module_address = (void *)lookup("__module_address");
-		if (!module_address)
-			return false;
-	}
-	preempt_disable();
-	mod = module_address((unsigned long)p);
-	preempt_enable();
-	return mod == THIS_MODULE;
+	sprint_symbol(buf, (unsigned long)p);
+	return strstr(buf, "[" KBUILD_MODNAME "]");
 }
 
 static const char *jt_check(void)
