@@ -225,35 +225,77 @@ static void snapshot(const char *phase)
 	print_jitalloc_debugfs(phase);
 }
 
-/* Syscall entry points: plentiful, rarely hot, probe-able on both arches. */
-static int syscall_functions(char names[][128], int max)
+/* Entry points of a few hot syscalls, or of ones our own workload uses. */
+static int hot_syscall(const char *name)
 {
-	static char buf[1 << 20];
-	struct utsname u;
+	static const char * const hot[] = {
+		"read", "write", "open", "close", "bpf", "module", "exit",
+		"wait", "nanosleep", "clock",
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(hot); i++)
+		if (strstr(name, hot[i]))
+			return 1;
+	return 0;
+}
+
+static int nsyscall_funcs;
+
+/*
+ * Functions to probe and trace: syscall entry points first (plentiful,
+ * rarely hot, probe-able on both arches), then, for the kprobes sweep up
+ * to 1,000, functions of cold subsystems (firmware and bus code, sysfs).
+ * All come from available_filter_functions, so each starts with an ftrace
+ * call site and the offsets add_kprobes_from() tries are instruction
+ * boundaries.
+ */
+static int probe_functions(char names[][128], int max)
+{
+	static const char * const cold[] = {
+		"acpi_", "pci_", "of_", "sysfs_", "kernfs_", "rtc_", "crypto_",
+		"input_",
+	};
+	static char buf[2 << 20];
 	const char *prefix;
-	char *line, *save;
-	int n = 0;
+	struct utsname u;
+	char *line, *end;
+	unsigned int c;
+	int n = 0, pass;
 
 	uname(&u);
 	prefix = strcmp(u.machine, "x86_64") ? "__arm64_sys_" : "__x64_sys_";
-	if (jt_read(JT_TRACEFS "/available_filter_functions", buf, sizeof(buf)) <= 0)
+	if (jt_read(JT_TRACEFS "/available_filter_functions", buf, sizeof(buf) - 1) <= 0)
 		return 0;
-	for (line = strtok_r(buf, "\n", &save); line && n < max;
-	     line = strtok_r(NULL, "\n", &save)) {
-		/* skip the hot and the ones our own workload uses */
-		if (strncmp(line, prefix, strlen(prefix)) || strchr(line, ' ') ||
-		    strstr(line, "read") || strstr(line, "write") ||
-		    strstr(line, "open") || strstr(line, "close") ||
-		    strstr(line, "bpf") || strstr(line, "module") ||
-		    strstr(line, "exit") || strstr(line, "wait") ||
-		    strstr(line, "nanosleep") || strstr(line, "clock"))
-			continue;
-		snprintf(names[n++], 128, "%s", line);
+	end = buf + strlen(buf);
+	for (pass = 0; pass < 2; pass++) {
+		for (line = buf; line < end && n < max; line += strlen(line) + 1) {
+			char *nl = strchr(line, '\n');
+
+			if (nl)
+				*nl = 0;
+			/* module functions ("name [mod]") and duplicates */
+			if (strchr(line, ' ') || strstr(line, "idle"))
+				continue;
+			if (pass == 0) {
+				if (strncmp(line, prefix, strlen(prefix)) || hot_syscall(line))
+					continue;
+			} else {
+				for (c = 0; c < ARRAY_SIZE(cold); c++)
+					if (!strncmp(line, cold[c], strlen(cold[c])))
+						break;
+				if (c == ARRAY_SIZE(cold))
+					continue;
+			}
+			snprintf(names[n++], 128, "%s", line);
+		}
+		if (pass == 0)
+			nsyscall_funcs = n;
 	}
 	return n;
 }
 
-static char funcs[512][128];
+static char funcs[1200][128];
 static int nfuncs;
 
 static int kp_next_func;
@@ -335,8 +377,8 @@ static int add_ftrace(int want)
 	char path[256];
 	int i;
 
-	for (i = 0; i < want; i++) {
-		const char *fn = funcs[(nfuncs - 1 - i + nfuncs) % nfuncs];
+	for (i = 0; i < want && nsyscall_funcs; i++) {
+		const char *fn = funcs[(nsyscall_funcs - 1 - i + nsyscall_funcs) % nsyscall_funcs];
 
 		snprintf(path, sizeof(path), JT_TRACEFS "/instances/jitload%d", i);
 		if (mkdir(path, 0755)) {
@@ -351,7 +393,7 @@ static int add_ftrace(int want)
 		if (jt_write(path, "function"))
 			fail("function tracer in instance %d", i);
 	}
-	return want;
+	return i;
 }
 
 static void del_ftrace(int n)
@@ -506,6 +548,13 @@ static const char *sys_prefix(void)
 	return strcmp(u.machine, "x86_64") ? "__arm64_sys_" : "__x64_sys_";
 }
 
+/*
+ * Deferred work that could land in a window: the kprobe optimizer (5
+ * jiffies, then an RCU-tasks grace period), kprobe slot garbage collection
+ * (1 s idle with the series), RCU callbacks freeing JIT text.
+ */
+#define HIT_SETTLE_SECONDS	3
+
 static void hit_loop(enum itlb_phase phase, int rounds)
 {
 	unsigned int i;
@@ -542,7 +591,12 @@ static void kprobe_hit_phase(int rounds)
 		else
 			got++;
 	}
-	sleep(1);	/* let the optimizer turn them into jumps (OPTPROBES) */
+	/*
+	 * Let the optimizer turn them into jumps (OPTPROBES) and the work
+	 * deferred by earlier phases finish: the window counts every kernel
+	 * instruction on its CPU, kworkers' included.
+	 */
+	sleep(HIT_SETTLE_SECONDS);
 	hit_loop(ITLB_KPROBE, rounds);
 	report("kprobe_hits", "probes", got);
 	for (i = 0; i < ARRAY_SIZE(hit_syscalls); i++) {
@@ -574,6 +628,8 @@ static void ftrace_hit_phase(int rounds)
 		if (jt_write(path, "function"))
 			fail("function tracer for %s", fn);
 	}
+	/* the kprobes just removed are unoptimized and freed by deferred work */
+	sleep(HIT_SETTLE_SECONDS);
 	hit_loop(ITLB_FTRACE, rounds);
 	for (i = 0; i < ARRAY_SIZE(hit_syscalls); i++) {
 		snprintf(path, sizeof(path), JT_TRACEFS "/instances/jithit%u/current_tracer", i);
@@ -770,14 +826,14 @@ static double now(void)
  * The scaling sweep: BPF programs loaded in steps up to 10,000, and at
  * each step the page-table and direct-map figures, what BPF holds, the
  * load time per program of the step, and BPF runs (round robin, at least
- * 5,000) as a window of the iTLB model; then kprobes in steps up to 500
- * (one per syscall entry point found).  Metrics: phase "sweep_bpf_<N>" and
+ * 5,000) as a window of the iTLB model; then kprobes in steps up to
+ * 1,000 (one per function probe_functions() found).  Metrics: phase "sweep_bpf_<N>" and
  * "sweep_kprobes_<N>".
  */
 static int scaling_sweep(void)
 {
 	static const int bpf_steps[] = { 100, 300, 1000, 3000, 10000 };
-	static const int kp_steps[] = { 10, 30, 100, 300, 500 };
+	static const int kp_steps[] = { 10, 30, 100, 300, 1000 };
 	struct rlimit nofile = { 16384, 16384 };
 	int *fds = calloc(10001, sizeof(*fds));
 	struct jt_pt_summary pt;
@@ -918,8 +974,8 @@ int main(int argc, char **argv)
 	if (o.itlb_validate)
 		return itlb_validate();
 	have_modules = access("/proc/modules", F_OK) == 0;
-	nfuncs = syscall_functions(funcs, 512);
-	if (nfuncs < o.kprobes || nfuncs < o.ftrace)
+	nfuncs = probe_functions(funcs, ARRAY_SIZE(funcs));
+	if (nfuncs < o.kprobes || nsyscall_funcs < o.ftrace)
 		fail("only %d probe-able functions found", nfuncs);
 	if (o.sweep)
 		return scaling_sweep();

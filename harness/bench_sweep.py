@@ -26,7 +26,7 @@ import benchlib
 
 METRIC = re.compile(r'### metric (sweep_(bpf|kprobes)_(\d+)) (\S+) (-?\d+)')
 BPF_STEPS = [100, 300, 1000, 3000, 10000]
-KP_STEPS = [10, 30, 100, 300, 500]
+KP_STEPS = [10, 30, 100, 300, 1000]
 
 
 def read_console(path):
@@ -81,7 +81,7 @@ def fmt(v):
 
 
 def table(rows):
-    cols = ['exec_translations', 'exec_pmd', 'direct_map_splits', 'held_bytes',
+    cols = ['placed', 'exec_translations', 'exec_pmd', 'direct_map_splits', 'held_bytes',
             'bpf_reserved_bytes', 'load_us_per_prog',
             'model_kernel_insns_per_1k_runs', 'model_l1_itlb_misses_per_1k_runs',
             'model_walks_per_1k_runs']

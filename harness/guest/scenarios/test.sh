@@ -13,7 +13,11 @@ done
 leaks=/sys/kernel/debug/kmemleak
 # Objects kmemleak already suspects are the boot's (e.g. ACPI's early
 # kmem_caches, a known false positive): forget them, judge the tests only.
+# A first scan only records each object's checksum (a changed checksum
+# makes an object grey for that scan); the second one reports, and only
+# reported objects are cleared.
 if [ -w $leaks ]; then
+	echo scan > $leaks
 	echo scan > $leaks
 	echo clear > $leaks
 fi

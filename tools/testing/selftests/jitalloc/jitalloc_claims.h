@@ -38,6 +38,9 @@ static int claim_load(struct claim_load *w)
 	char path[256];
 
 	memset(w, 0, sizeof(*w));
+	/* Left behind by a test the harness killed, if any. */
+	jt_write(JT_TRACEFS "/events/jitalloc/jt_claim/enable", "0");
+	jt_append(JT_TRACEFS "/kprobe_events", "-:jitalloc/jt_claim\n");
 	for (; w->progs < CLAIM_PROGS; w->progs++) {
 		w->fds[w->progs] = jt_bpf_load(w->progs, w->progs % 16);
 		if (w->fds[w->progs] < 0)

@@ -20,6 +20,16 @@
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #endif
 
+/*
+ * The harness kills a test after 30 s.  On a KASAN kernel under QEMU TCG
+ * on a busy host, loading the claims' workload alone can take that long;
+ * a killed test also leaves its kprobe and trace instances behind.
+ */
+#ifdef TEST_TIMEOUT_DEFAULT
+#undef TEST_TIMEOUT_DEFAULT
+#define TEST_TIMEOUT_DEFAULT 300
+#endif
+
 #define JT_DEBUGFS	"/sys/kernel/debug"
 #define JT_TRACEFS	"/sys/kernel/tracing"
 
