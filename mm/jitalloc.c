@@ -45,6 +45,9 @@
 
 #include "jitalloc_cache.h"
 
+#define CREATE_TRACE_POINTS
+#include <trace/events/jitalloc.h>
+
 /*
  * Live allocations: [start, start + len - 1] maps to an xa_mk_value() of
  * JIT_AREA_* bits.  The tree's own lock serialises updates.
@@ -72,6 +75,8 @@ static atomic_long_t jit_refused[JIT_REFUSED_NR];
 static atomic_long_t jit_alias_errors = ATOMIC_LONG_INIT(0);
 /* jit_update_copy() and jit_update_set() calls that poked text */
 static atomic_long_t jit_text_pokes = ATOMIC_LONG_INIT(0);
+/* pages of executable memory held, see jit_text_held_pages() */
+static atomic_long_t jit_text_pages = ATOMIC_LONG_INIT(0);
 
 #define jit_refuse(kind, fmt, ...)					\
 ({									\
@@ -84,7 +89,65 @@ static atomic_long_t jit_text_pokes = ATOMIC_LONG_INIT(0);
 #define JIT_AREA_FALLBACK BIT(2) /* served for a pool that had no room */
 #define JIT_AREA_BLOCKS	BIT(3)	/* pages from the context's page blocks */
 #define JIT_AREA_ALIAS	BIT(4)	/* direct-map alias made read-only */
-#define JIT_AREA_TYPE_SHIFT 8	/* &enum jit_alloc_type of a fallback */
+#define JIT_AREA_TYPE_SHIFT 8	/* &enum jit_alloc_type + 1, 0 if untyped */
+#define JIT_AREA_TYPE(type) (((unsigned long)(type) + 1) << JIT_AREA_TYPE_SHIFT)
+
+/* The &enum jit_alloc_type of an area, JIT_TYPE_NR for the untyped calls. */
+static enum jit_alloc_type jit_area_type(unsigned long area)
+{
+	unsigned long type = area >> JIT_AREA_TYPE_SHIFT;
+
+	return type && type <= JIT_TYPE_NR ? type - 1 : JIT_TYPE_NR;
+}
+
+static const char * const jit_type_names[JIT_TYPE_NR] = {
+	[JIT_TYPE_MODULE_TEXT]	= "modules",
+	[JIT_TYPE_MODULE_DATA]	= "module-data",
+	[JIT_TYPE_MODULE_INIT]	= "module-init",
+	[JIT_TYPE_KPROBES]	= "kprobes",
+	[JIT_TYPE_FTRACE]	= "ftrace",
+	[JIT_TYPE_BPF]		= "bpf",
+};
+
+/* Who an area is for, for the trace events. */
+static const char *jit_area_user(unsigned long area)
+{
+	enum jit_alloc_type type = jit_area_type(area);
+
+	if (type < JIT_TYPE_NR)
+		return jit_type_names[type];
+	return area & JIT_AREA_TEXT ? "text" : "data";
+}
+
+/**
+ * jit_text_account() - count pages of executable memory held, or let go
+ * @pages: pages mapped executable (positive) or unmapped (negative)
+ *
+ * For mm/jitalloc_cache.c's huge pages; the core counts its own areas.
+ */
+void jit_text_account(long pages)
+{
+	atomic_long_add(pages, &jit_text_pages);
+}
+
+/**
+ * jit_text_held_pages() - executable memory the jit allocator holds
+ *
+ * Cache pages (whole, however much of them is handed out), text that its
+ * pool could not serve, and text of types that are not cached, in pages:
+ * the "JitText" line of /proc/meminfo.
+ *
+ * Return: the number of pages.
+ */
+unsigned long jit_text_held_pages(void)
+{
+	long pages = atomic_long_read(&jit_text_pages);
+
+	/* more unmapped than mapped: a path that does not count */
+	if (WARN_ON_ONCE(pages < 0))
+		return 0;
+	return pages;
+}
 
 static struct jit_alloc_ctx jit_ctx __ro_after_init;
 
@@ -390,6 +453,11 @@ static void *__jit_alloc(const struct jit_alloc_ctx *ctx,
 			       xa_mk_value(area), GFP_KERNEL))
 		goto err_free;
 
+	if (text)
+		atomic_long_add(PAGE_ALIGN(len) >> PAGE_SHIFT, &jit_text_pages);
+	trace_jit_alloc(addr, len, PAGE_ALIGN(len), jit_area_user(area),
+			blocks ? JIT_TRACE_BACKEND_BLOCKS : JIT_TRACE_BACKEND_VMALLOC,
+			area & JIT_AREA_FALLBACK);
 	return addr;
 
 err_free:
@@ -414,15 +482,6 @@ static const enum jit_cache_user jit_cache_users[JIT_TYPE_NR] = {
 	[JIT_TYPE_KPROBES]	= JIT_CACHE_USER_KPROBES,
 	[JIT_TYPE_FTRACE]	= JIT_CACHE_USER_FTRACE,
 	[JIT_TYPE_BPF]		= JIT_CACHE_USER_BPF,
-};
-
-static const char * const jit_type_names[JIT_TYPE_NR] = {
-	[JIT_TYPE_MODULE_TEXT]	= "modules",
-	[JIT_TYPE_MODULE_DATA]	= "module-data",
-	[JIT_TYPE_MODULE_INIT]	= "module-init",
-	[JIT_TYPE_KPROBES]	= "kprobes",
-	[JIT_TYPE_FTRACE]	= "ftrace",
-	[JIT_TYPE_BPF]		= "bpf",
 };
 
 /* Fully free huge pages are given back after this long. */
@@ -452,7 +511,7 @@ static void *jit_cache_text_alloc(enum jit_alloc_type type, size_t len,
 	as.pgprot = jit_arch_rox_pgprot();
 	p = __jit_alloc(&jit_ctx, &as, true, len,
 			JIT_AREA_POKE | JIT_AREA_FALLBACK | JIT_AREA_ALIAS |
-			(type << JIT_AREA_TYPE_SHIFT), caller);
+			JIT_AREA_TYPE(type), caller);
 	if (p) {
 		atomic_long_inc(&jit_fallbacks[type]);
 		atomic_long_add(PAGE_ALIGN(len) >> PAGE_SHIFT,
@@ -527,7 +586,7 @@ static void __init jit_alloc_cache_init(void)
 /* Account the free of a page-granular allocation made for a pool. */
 static void jit_cache_free_fallback(unsigned long area, size_t len)
 {
-	unsigned long type = area >> JIT_AREA_TYPE_SHIFT;
+	enum jit_alloc_type type = jit_area_type(area);
 
 	if ((area & JIT_AREA_FALLBACK) && type < JIT_TYPE_NR)
 		atomic_long_sub(PAGE_ALIGN(len) >> PAGE_SHIFT,
@@ -676,8 +735,8 @@ void *jit_text_alloc_type(enum jit_alloc_type type, size_t len)
 	if (jit_pools[type])
 		return jit_cache_text_alloc(type, len,
 					    __builtin_return_address(0));
-	return __jit_alloc(&jit_ctx, &jit_ctx.params.types[type], true, len, 0,
-			   __builtin_return_address(0));
+	return __jit_alloc(&jit_ctx, &jit_ctx.params.types[type], true, len,
+			   JIT_AREA_TYPE(type), __builtin_return_address(0));
 }
 EXPORT_SYMBOL_GPL(jit_text_alloc_type);
 
@@ -698,8 +757,8 @@ void *jit_data_alloc_type(enum jit_alloc_type type, size_t len)
 		jit_refuse(JIT_REFUSED_TYPE, "%d is not a data type\n", type);
 		return NULL;
 	}
-	return __jit_alloc(&jit_ctx, &jit_ctx.params.types[type], false, len, 0,
-			   __builtin_return_address(0));
+	return __jit_alloc(&jit_ctx, &jit_ctx.params.types[type], false, len,
+			   JIT_AREA_TYPE(type), __builtin_return_address(0));
 }
 EXPORT_SYMBOL_GPL(jit_data_alloc_type);
 
@@ -714,7 +773,7 @@ EXPORT_SYMBOL_GPL(jit_data_alloc_type);
  */
 void jit_free(void *buf)
 {
-	unsigned long addr = (unsigned long)buf;
+	unsigned long addr = (unsigned long)buf, area;
 	bool found = false;
 	size_t len = 0;
 	void *entry;
@@ -745,8 +804,14 @@ void jit_free(void *buf)
 				   buf);
 		return;
 	}
-	jit_cache_free_fallback(xa_to_value(entry), len);
-	jit_vfree(buf, xa_to_value(entry));
+	area = xa_to_value(entry);
+	trace_jit_free(buf, PAGE_ALIGN(len), jit_area_user(area),
+		       area & JIT_AREA_BLOCKS ? JIT_TRACE_BACKEND_BLOCKS :
+						JIT_TRACE_BACKEND_VMALLOC);
+	if (area & JIT_AREA_TEXT)
+		atomic_long_sub(PAGE_ALIGN(len) >> PAGE_SHIFT, &jit_text_pages);
+	jit_cache_free_fallback(area, len);
+	jit_vfree(buf, area);
 }
 EXPORT_SYMBOL_GPL(jit_free);
 
@@ -985,6 +1050,7 @@ static int jit_api_show(struct seq_file *m, void *v)
 	seq_printf(m, "alias_errors %ld\n", atomic_long_read(&jit_alias_errors));
 	seq_printf(m, "frees %ld\n", atomic_long_read(&jit_frees));
 	seq_printf(m, "text_pokes %ld\n", atomic_long_read(&jit_text_pokes));
+	seq_printf(m, "text_pages %ld\n", atomic_long_read(&jit_text_pages));
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(jit_api);

@@ -110,6 +110,8 @@
 #include "internal.h"
 #include "jitalloc_cache.h"
 
+#include <trace/events/jitalloc.h>
+
 #ifndef JIT_CACHE_CHUNK_SHIFT
 #define JIT_CACHE_CHUNK_SHIFT	6
 #endif
@@ -121,6 +123,14 @@
 /* bits of &enum jit_cache_user kept per allocation */
 #define JIT_CACHE_USER_BITS	3
 static_assert(BIT(JIT_CACHE_USER_BITS) >= JIT_CACHE_USER_NR);
+
+static const char * const jit_cache_user_names[JIT_CACHE_USER_NR] = {
+	[JIT_CACHE_USER_OTHER]		= "other",
+	[JIT_CACHE_USER_BPF]		= "bpf",
+	[JIT_CACHE_USER_KPROBES]	= "kprobes",
+	[JIT_CACHE_USER_FTRACE]		= "ftrace",
+	[JIT_CACHE_USER_MODULES]	= "modules",
+};
 
 /**
  * struct jit_cache_page - one huge ROX page carved into chunks
@@ -547,12 +557,18 @@ static void jit_cache_unmap_page(struct jit_cache_page *page)
 	up_write(&jit_cache_map_sem);
 }
 
-/* Free a page that was taken off its pool and marked dead. */
-static void jit_cache_page_free(struct jit_cache_page *page)
+/*
+ * Free a page that was taken off its pool and marked dead; @reason is an
+ * &enum jit_trace_reclaim.
+ */
+static void jit_cache_page_free(struct jit_cache_page *page, int reason)
 {
 	unsigned long start = (unsigned long)page->addr;
 	void *alias = page->alias;
 
+	trace_jit_cache_page_unmap(page->pool->name, page->addr,
+				   JIT_CACHE_PAGE_SIZE, reason);
+	jit_text_account(-(long)(JIT_CACHE_PAGE_SIZE >> PAGE_SHIFT));
 	jit_cache_unmap_page(page);
 	/* kmemleak must not scan what is about to be unmapped */
 	kmemleak_free(page->addr);
@@ -611,6 +627,8 @@ static struct jit_cache_page *jit_cache_grow(struct jit_cache_pool *pool)
 
 	if (!page)
 		return NULL;
+	jit_text_account(JIT_CACHE_PAGE_SIZE >> PAGE_SHIFT);
+	trace_jit_cache_page_map(pool->name, page->addr, JIT_CACHE_PAGE_SIZE);
 	mutex_lock(&pool->lock);
 	list_add_tail(&page->list, &pool->pages);
 	pool->stats.huge_pages++;
@@ -629,7 +647,7 @@ static void jit_cache_grow_work(struct work_struct *work)
 /* Take @nr chunks at @start of @page for @user.  Lock held. */
 static void *jit_cache_take(struct jit_cache_pool *pool,
 			    struct jit_cache_page *page, unsigned long start,
-			    unsigned int nr, enum jit_cache_user user)
+			    unsigned int nr, size_t len, enum jit_cache_user user)
 {
 	unsigned long in_use;
 
@@ -648,6 +666,9 @@ static void *jit_cache_take(struct jit_cache_pool *pool,
 	pool->stats.bytes_in_use[user] += chunks_to_bytes(nr);
 	in_use = bytes_in_use(&pool->stats);
 	pool->stats.high_water = max(pool->stats.high_water, in_use);
+	trace_jit_alloc(page->addr + chunks_to_bytes(start), len,
+			chunks_to_bytes(nr), jit_cache_user_names[user],
+			JIT_TRACE_BACKEND_CHUNK, false);
 	return page->addr + chunks_to_bytes(start);
 }
 
@@ -662,8 +683,12 @@ static void *__jit_cache_alloc(struct jit_cache_pool *pool, size_t len,
 	long start;
 	void *ret;
 
-	if (!len || len > JIT_CACHE_PAGE_SIZE || user >= JIT_CACHE_USER_NR)
+	if (!len || user >= JIT_CACHE_USER_NR)
 		return NULL;
+	if (len > JIT_CACHE_PAGE_SIZE) {
+		trace_jit_fallback(pool->name, len, JIT_TRACE_FALLBACK_TOO_BIG);
+		return NULL;
+	}
 
 again:
 	mutex_lock(&pool->lock);
@@ -682,6 +707,7 @@ again:
 		/* the refill or a page added for the next request will do */
 		if (!freed)
 			queue_work(system_wq, &pool->grow_work);
+		trace_jit_fallback(pool->name, len, JIT_TRACE_FALLBACK_NOWAIT);
 		return NULL;
 	}
 	if (freed && !waited) {
@@ -692,8 +718,10 @@ again:
 
 	/* vmalloc and the fill are slow: no lock held while they run */
 	page = jit_cache_grow(pool);
-	if (!page)
+	if (!page) {
+		trace_jit_fallback(pool->name, len, JIT_TRACE_FALLBACK_NO_PAGE);
 		return NULL;
+	}
 	if (pool->randomize)
 		/* anywhere in the fresh page, as aligned as it must be */
 		start = get_random_u32_below((JIT_CACHE_PAGE_CHUNKS - nr) /
@@ -702,7 +730,7 @@ again:
 	else
 		start = jit_cache_page_carve(page, nr, align_mask);
 found:
-	ret = jit_cache_take(pool, page, start, nr, user);
+	ret = jit_cache_take(pool, page, start, nr, len, user);
 	mutex_unlock(&pool->lock);
 	return ret;
 }
@@ -795,6 +823,7 @@ static unsigned long jit_cache_alloc_chunks(struct jit_cache_page *page,
  */
 int jit_cache_free(void *addr)
 {
+	enum jit_cache_user user;
 	struct jit_cache_pool *pool;
 	struct jit_cache_page *page;
 	unsigned long start, nr;
@@ -818,8 +847,11 @@ int jit_cache_free(void *addr)
 	bitmap_set(page->pending_map, start, nr);
 	pool->freed_chunks += nr;
 	pool->stats.frees++;
-	pool->stats.bytes_in_use[jit_cache_get_user(page, start)] -=
-		chunks_to_bytes(nr);
+	user = jit_cache_get_user(page, start);
+	pool->stats.bytes_in_use[user] -= chunks_to_bytes(nr);
+	/* before the chunks can be refilled and handed out again */
+	trace_jit_free(addr, chunks_to_bytes(nr), jit_cache_user_names[user],
+		       JIT_TRACE_BACKEND_CHUNK);
 	mutex_unlock(&pool->lock);
 
 	queue_delayed_work(system_wq, &pool->refill_work, JIT_CACHE_REFILL_DELAY);
@@ -934,15 +966,19 @@ static void jit_cache_refill_work(struct work_struct *work)
 	struct jit_cache_pool *pool = container_of(to_delayed_work(work),
 						   struct jit_cache_pool,
 						   refill_work);
+	unsigned long start, nr, total = 0;
 	struct jit_cache_page *page;
-	unsigned long start, nr;
 	bool emptied = false;
 
 	while ((page = jit_cache_refill_begin(pool, &start, &nr))) {
 		jit_arch_text_set(page->addr + chunks_to_bytes(start),
 				  pool->fill, chunks_to_bytes(nr));
 		emptied |= jit_cache_refill_end(pool, page, start, nr);
+		total += nr;
 	}
+	if (total)
+		trace_jit_cache_refill(pool->name, total,
+				       chunks_to_bytes(total));
 	/* a reclaim already queued is not pushed back: it re-arms itself */
 	if (emptied)
 		queue_delayed_work(system_wq, &pool->reclaim_work, pool->grace);
@@ -987,7 +1023,9 @@ static unsigned long __jit_cache_reclaim(struct jit_cache_pool *pool,
 	mutex_unlock(&pool->lock);
 
 	list_for_each_entry_safe(page, tmp, &victims, list)
-		jit_cache_page_free(page);
+		jit_cache_page_free(page, shrinker ? JIT_TRACE_RECLAIM_SHRINKER :
+					  spare ? JIT_TRACE_RECLAIM_SPARE :
+						  JIT_TRACE_RECLAIM_GRACE);
 	if (wait)
 		mod_delayed_work(system_wq, &pool->reclaim_work, wait);
 	return freed;
@@ -1057,14 +1095,6 @@ void jit_cache_get_stats(struct jit_cache_pool *pool,
 	stats->chunks_total = stats->huge_pages * JIT_CACHE_PAGE_CHUNKS;
 	mutex_unlock(&pool->lock);
 }
-
-static const char * const jit_cache_user_names[JIT_CACHE_USER_NR] = {
-	[JIT_CACHE_USER_OTHER]		= "other",
-	[JIT_CACHE_USER_BPF]		= "bpf",
-	[JIT_CACHE_USER_KPROBES]	= "kprobes",
-	[JIT_CACHE_USER_FTRACE]		= "ftrace",
-	[JIT_CACHE_USER_MODULES]	= "modules",
-};
 
 /**
  * struct jit_cache_mappings - what the page tables say about a pool
@@ -1293,7 +1323,7 @@ void jit_cache_pool_destroy(struct jit_cache_pool *pool)
 			jit_cache_unmap_page(page);
 			continue;
 		}
-		jit_cache_page_free(page);
+		jit_cache_page_free(page, JIT_TRACE_RECLAIM_DESTROY);
 	}
 	kfree_const(pool->name);
 	kfree(pool);

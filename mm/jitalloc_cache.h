@@ -127,6 +127,8 @@ struct jit_block_stats {
 
 /* mm/jitalloc.c: the debugfs directory, or NULL before debugfs is up */
 struct dentry *jit_debugfs_dir(void);
+/* mm/jitalloc.c: pages mapped executable (+) or unmapped (-) by a pool */
+void jit_text_account(long pages);
 /* mm/jitalloc.c: requests of a pool's types the core served instead */
 void jit_alloc_pool_fallbacks(const struct jit_cache_pool *pool,
 			      unsigned long *allocs, unsigned long *pages);

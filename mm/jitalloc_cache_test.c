@@ -257,6 +257,33 @@ static void cache_test_reclaim_keeps_spare(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, stats_of(pool).reclaims, 2UL);
 }
 
+/*
+ * jit_text_held_pages(), the JitText line of /proc/meminfo, counts a huge
+ * page whole from when its pool maps it until it goes back, and text
+ * allocated page by page until it is freed.
+ */
+static void cache_test_text_held_pages(struct kunit *test)
+{
+	struct jit_cache_pool *pool = vmalloc_pool(test);
+	unsigned long before = jit_text_held_pages();
+	void *a, *p;
+
+	a = jit_cache_alloc(pool, 64, JIT_CACHE_USER_BPF);
+	KUNIT_ASSERT_NOT_NULL(test, a);
+	KUNIT_EXPECT_EQ(test, jit_text_held_pages() - before,
+			JIT_CACHE_PAGE_SIZE >> PAGE_SHIFT);
+	KUNIT_EXPECT_EQ(test, jit_cache_free(a), 0);
+	jit_cache_flush(pool);
+	KUNIT_EXPECT_EQ(test, jit_cache_reclaim(pool, true), 1UL);
+	KUNIT_EXPECT_EQ(test, jit_text_held_pages(), before);
+
+	p = jit_text_alloc(3 * PAGE_SIZE);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_EQ(test, jit_text_held_pages() - before, 3UL);
+	jit_free(p);
+	KUNIT_EXPECT_EQ(test, jit_text_held_pages(), before);
+}
+
 static void cache_test_no_huge_page(struct kunit *test)
 {
 	/* a range that cannot hold one huge page: every allocation fails */
@@ -889,6 +916,7 @@ static struct kunit_case jitalloc_cache_test_cases[] = {
 	KUNIT_CASE(cache_test_trap_fill_large),
 	KUNIT_CASE(cache_test_reuse),
 	KUNIT_CASE(cache_test_reclaim_keeps_spare),
+	KUNIT_CASE(cache_test_text_held_pages),
 	KUNIT_CASE(cache_test_no_huge_page),
 	KUNIT_CASE(cache_test_bad_requests),
 	KUNIT_CASE(cache_test_bad_free),

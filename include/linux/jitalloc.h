@@ -175,6 +175,7 @@ void *jit_alloc_ctx_alloc(const struct jit_alloc_ctx *ctx,
 			  size_t len);
 const struct jit_alloc_ctx *jit_alloc_default_ctx(void);
 unsigned long jit_alloc_refused(void);
+unsigned long jit_text_held_pages(void);
 
 #else /* CONFIG_JIT_ALLOC */
 
@@ -212,6 +213,11 @@ static inline bool jit_text_is_rox(enum jit_alloc_type type)
 static inline bool jit_is_rox_text(const void *addr)
 {
 	return false;
+}
+
+static inline unsigned long jit_text_held_pages(void)
+{
+	return 0;
 }
 
 /* Only users of jit_text_is_rox() memory need it, and there is none. */

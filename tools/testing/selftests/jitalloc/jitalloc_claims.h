@@ -39,18 +39,18 @@ static int claim_load(struct claim_load *w)
 
 	memset(w, 0, sizeof(*w));
 	/* Left behind by a test the harness killed, if any. */
-	jt_write(JT_TRACEFS "/events/jitalloc/jt_claim/enable", "0");
-	jt_append(JT_TRACEFS "/kprobe_events", "-:jitalloc/jt_claim\n");
+	jt_write(JT_TRACEFS "/events/jitalloc_test/jt_claim/enable", "0");
+	jt_append(JT_TRACEFS "/kprobe_events", "-:jitalloc_test/jt_claim\n");
 	for (; w->progs < CLAIM_PROGS; w->progs++) {
 		w->fds[w->progs] = jt_bpf_load(w->progs, w->progs % 16);
 		if (w->fds[w->progs] < 0)
 			return -1;
 	}
 	if (jt_append(JT_TRACEFS "/kprobe_events",
-		      "p:jitalloc/jt_claim " PROBE_FUNC "\n"))
+		      "p:jitalloc_test/jt_claim " PROBE_FUNC "\n"))
 		return -1;
 	w->probe = 1;
-	if (jt_write(JT_TRACEFS "/events/jitalloc/jt_claim/enable", "1"))
+	if (jt_write(JT_TRACEFS "/events/jitalloc_test/jt_claim/enable", "1"))
 		return -1;
 	for (; w->instances < CLAIM_INSTANCES; w->instances++) {
 		claim_instance_path(path, sizeof(path), w->instances, NULL);
@@ -83,8 +83,8 @@ static int claim_unload(struct claim_load *w)
 			err = -1;
 	}
 	if (w->probe) {
-		jt_write(JT_TRACEFS "/events/jitalloc/jt_claim/enable", "0");
-		if (jt_append(JT_TRACEFS "/kprobe_events", "-:jitalloc/jt_claim\n"))
+		jt_write(JT_TRACEFS "/events/jitalloc_test/jt_claim/enable", "0");
+		if (jt_append(JT_TRACEFS "/kprobe_events", "-:jitalloc_test/jt_claim\n"))
 			err = -1;
 	}
 	for (i = 0; i < w->progs; i++)

@@ -370,11 +370,11 @@ TEST(kprobe_event)
 	long hits = -1;
 	int i, n;
 
-	ASSERT_EQ(0, jt_append(events, "p:jitalloc/jt_open " PROBE_FUNC "\n"));
-	ASSERT_EQ(0, jt_write(JT_TRACEFS "/events/jitalloc/jt_open/enable", "1"));
+	ASSERT_EQ(0, jt_append(events, "p:jitalloc_test/jt_open " PROBE_FUNC "\n"));
+	ASSERT_EQ(0, jt_write(JT_TRACEFS "/events/jitalloc_test/jt_open/enable", "1"));
 	for (i = 0; i < 10; i++)
 		open_something();
-	ASSERT_EQ(0, jt_write(JT_TRACEFS "/events/jitalloc/jt_open/enable", "0"));
+	ASSERT_EQ(0, jt_write(JT_TRACEFS "/events/jitalloc_test/jt_open/enable", "0"));
 
 	ASSERT_LT(0, jt_read(JT_TRACEFS "/kprobe_profile", buf, sizeof(buf)));
 	line = strstr(buf, "jt_open");
@@ -383,7 +383,7 @@ TEST(kprobe_event)
 	ASSERT_EQ(1, n);
 	EXPECT_LE(10, hits);
 
-	EXPECT_EQ(0, jt_append(events, "-:jitalloc/jt_open\n"));
+	EXPECT_EQ(0, jt_append(events, "-:jitalloc_test/jt_open\n"));
 }
 
 TEST(ftrace_instance_filter)
@@ -680,17 +680,17 @@ TEST(kprobe_slots_from_cache)
 	fb_before = settled_key_for(pool, "fallback_pages", 12);
 	/* the first offset the kprobe checks accept that ftrace does not own */
 	for (off = 1; off < 64; off++) {
-		snprintf(ev, sizeof(ev), "p:jitalloc/jt_slot %s+%d\n",
+		snprintf(ev, sizeof(ev), "p:jitalloc_test/jt_slot %s+%d\n",
 			 PROBE_FUNC, off);
 		if (jt_append(events, ev))
 			continue;
 		if (jt_read(JT_DEBUGFS "/kprobes/list", list, sizeof(list)) > 0 &&
 		    !strstr(list, "[FTRACE]"))
 			break;
-		ASSERT_EQ(0, jt_append(events, "-:jitalloc/jt_slot\n"));
+		ASSERT_EQ(0, jt_append(events, "-:jitalloc_test/jt_slot\n"));
 	}
 	ASSERT_GT(64, off) TH_LOG("no probeable offset in %s", PROBE_FUNC);
-	ASSERT_EQ(0, jt_write(JT_TRACEFS "/events/jitalloc/jt_slot/enable", "1"));
+	ASSERT_EQ(0, jt_write(JT_TRACEFS "/events/jitalloc_test/jt_slot/enable", "1"));
 	open_something();
 	usleep(300000);		/* the optimizer runs a few jiffies later */
 	probed = jt_read_key(pool, "bytes_in_use_kprobes");
@@ -699,15 +699,15 @@ TEST(kprobe_slots_from_cache)
 		optimized = !!strstr(list, "[OPTIMIZED]");
 	if (probed == before && jt_read_key(pool, "huge_pages") == 0 &&
 	    fb_probed > fb_before) {
-		jt_write(JT_TRACEFS "/events/jitalloc/jt_slot/enable", "0");
-		jt_append(events, "-:jitalloc/jt_slot\n");
+		jt_write(JT_TRACEFS "/events/jitalloc_test/jt_slot/enable", "0");
+		jt_append(events, "-:jitalloc_test/jt_slot\n");
 		SKIP(return, "no huge page: the slot came from the fallback");
 	}
 	EXPECT_LT(before, probed) TH_LOG("%s+%d took no slot bytes", PROBE_FUNC, off);
 	if (optimized)
 		EXPECT_LE(before + 2 * 64, probed);
-	ASSERT_EQ(0, jt_write(JT_TRACEFS "/events/jitalloc/jt_slot/enable", "0"));
-	ASSERT_EQ(0, jt_append(events, "-:jitalloc/jt_slot\n"));
+	ASSERT_EQ(0, jt_write(JT_TRACEFS "/events/jitalloc_test/jt_slot/enable", "0"));
+	ASSERT_EQ(0, jt_append(events, "-:jitalloc_test/jt_slot\n"));
 	/* idle slot pages go a second after the last free */
 	after = wait_key(pool, "bytes_in_use_kprobes", before, 40);
 	EXPECT_EQ(before, after);
@@ -717,11 +717,11 @@ TEST(kprobe_slots_from_cache)
 	if (splits < 0)
 		return;
 	ASSERT_EQ(0, jt_append(events, ev));
-	ASSERT_EQ(0, jt_write(JT_TRACEFS "/events/jitalloc/jt_slot/enable", "1"));
+	ASSERT_EQ(0, jt_write(JT_TRACEFS "/events/jitalloc_test/jt_slot/enable", "1"));
 	open_something();
 	usleep(300000);
-	ASSERT_EQ(0, jt_write(JT_TRACEFS "/events/jitalloc/jt_slot/enable", "0"));
-	ASSERT_EQ(0, jt_append(events, "-:jitalloc/jt_slot\n"));
+	ASSERT_EQ(0, jt_write(JT_TRACEFS "/events/jitalloc_test/jt_slot/enable", "0"));
+	ASSERT_EQ(0, jt_append(events, "-:jitalloc_test/jt_slot\n"));
 	EXPECT_EQ(splits, jt_read_key("/proc/vmstat", "direct_map_level2_splits"));
 }
 
@@ -743,6 +743,304 @@ TEST(cache_huge_pages_pmd_mapped)
 		close(fds[i]);
 	if (!pages)
 		SKIP(return, "the cache holds no huge page (no PMD vmalloc mappings here)");
+}
+
+/* Sum of @key over every cache pool's statistics file, or -1 if none. */
+static long pools_sum(const char *key)
+{
+	const char *dir = JT_DEBUGFS "/jitalloc";
+	long sum = -1, v;
+	struct dirent *d;
+	DIR *dp = opendir(dir);
+
+	if (!dp)
+		return -1;
+	while ((d = readdir(dp))) {
+		char path[512];
+
+		if (!stats_file(d) || !strcmp(d->d_name, BLOCKS_FILE))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+		v = jt_read_key(path, key);
+		if (v >= 0)
+			sum = (sum < 0 ? 0 : sum) + v;
+	}
+	closedir(dp);
+	return sum;
+}
+
+/* kB of the pools' cache pages (whole) and of their fallback text. */
+static long pools_text_kb(void)
+{
+	const char *dir = JT_DEBUGFS "/jitalloc";
+	long bytes = 0, total, chunk, fb;
+	struct dirent *d;
+	DIR *dp = opendir(dir);
+
+	if (!dp)
+		return -1;
+	while ((d = readdir(dp))) {
+		char path[512];
+
+		if (!stats_file(d) || !strcmp(d->d_name, BLOCKS_FILE))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+		total = jt_read_key(path, "chunks_total");
+		chunk = jt_read_key(path, "chunk_size");
+		fb = jt_read_key(path, "fallback_pages");
+		if (total < 0 || chunk < 0 || fb < 0) {
+			bytes = -1024;
+			break;
+		}
+		bytes += total * chunk + fb * getpagesize();
+	}
+	closedir(dp);
+	return bytes / 1024;
+}
+
+#define EV_INSTANCE	JT_TRACEFS "/instances/jt_events"
+
+struct ev_counts {
+	long allocs, frees, fallback_allocs, fallbacks, refills;
+	long bpf_allocs, kprobes_allocs;
+};
+
+/* Count the jitalloc events in the instance's trace buffer. */
+static int count_events(struct ev_counts *c)
+{
+	char line[512];
+	FILE *f = fopen(EV_INSTANCE "/trace", "r");
+
+	memset(c, 0, sizeof(*c));
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (line[0] == '#')
+			continue;
+		if (strstr(line, " jit_alloc: ")) {
+			if (strstr(line, "backend=chunk"))
+				c->allocs++;
+			if (strstr(line, " fallback"))
+				c->fallback_allocs++;
+			if (strstr(line, "user=bpf "))
+				c->bpf_allocs++;
+			if (strstr(line, "user=kprobes "))
+				c->kprobes_allocs++;
+		} else if (strstr(line, " jit_free: ")) {
+			if (strstr(line, "backend=chunk"))
+				c->frees++;
+		} else if (strstr(line, " jit_fallback: ")) {
+			c->fallbacks++;
+		} else if (strstr(line, " jit_cache_refill: ")) {
+			c->refills++;
+		}
+	}
+	fclose(f);
+	return 0;
+}
+
+struct pool_counts {
+	long allocs, frees, fallbacks;
+};
+
+static void read_pool_counts(struct pool_counts *p)
+{
+	p->allocs = pools_sum("allocs");
+	p->frees = pools_sum("frees");
+	p->fallbacks = pools_sum("fallbacks");
+}
+
+static int same_counts(const struct pool_counts *a, const struct pool_counts *b)
+{
+	return a->allocs == b->allocs && a->frees == b->frees &&
+	       a->fallbacks == b->fallbacks;
+}
+
+/*
+ * The workload of trace_events_match_counters: BPF programs, a kprobe
+ * inside a function (a slot; not ftrace's call site), and where it is
+ * built the 2 MiB test module, whose text no cache page can hold.
+ */
+static int events_workload(struct __test_metadata *_metadata, int *bigmod)
+{
+	const char *events = JT_TRACEFS "/kprobe_events";
+	const char *dir = testmod_path();
+	char ev[128], list[8192], path[512];
+	int fds[16], i, off;
+
+	for (i = 0; i < 16; i++) {
+		fds[i] = jt_bpf_load(i, i * 16);
+		EXPECT_LE(0, fds[i]);
+	}
+	for (off = 1; off < 64; off++) {
+		snprintf(ev, sizeof(ev), "p:jitalloc_test/jt_ev %s+%d\n",
+			 PROBE_FUNC, off);
+		if (jt_append(events, ev))
+			continue;
+		if (jt_read(JT_DEBUGFS "/kprobes/list", list, sizeof(list)) > 0 &&
+		    !strstr(list, "[FTRACE]"))
+			break;
+		EXPECT_EQ(0, jt_append(events, "-:jitalloc_test/jt_ev\n"));
+	}
+	EXPECT_GT(64, off) TH_LOG("no probeable offset in %s", PROBE_FUNC);
+	if (off < 64) {
+		EXPECT_EQ(0, jt_write(JT_TRACEFS "/events/jitalloc_test/jt_ev/enable", "1"));
+		open_something();
+		EXPECT_EQ(0, jt_write(JT_TRACEFS "/events/jitalloc_test/jt_ev/enable", "0"));
+		EXPECT_EQ(0, jt_append(events, "-:jitalloc_test/jt_ev\n"));
+	}
+	for (i = 0; i < 16; i++)
+		if (fds[i] >= 0)
+			close(fds[i]);
+	snprintf(path, sizeof(path), "%.*s%s.ko",
+		 (int)(strrchr(dir, '/') ? strrchr(dir, '/') - dir + 1 : 0), dir,
+		 BIGMOD_NAME);
+	*bigmod = !access("/proc/modules", F_OK) && !access(path, R_OK);
+	if (*bigmod) {
+		EXPECT_EQ(0, jt_module_load(path, "")) TH_LOG("loading %s", path);
+		EXPECT_EQ(0, jt_module_unload(BIGMOD_NAME));
+	}
+	return _metadata->passed ? 0 : -1;
+}
+
+/* Wait until the pools' counters and the kprobes' slot bytes stand still. */
+static void settle_pools(void)
+{
+	char pool[512];
+
+	/* deferred BPF frees; the idle kprobe slot page goes after 1 s */
+	if (!cache_pool("kprobes", pool, sizeof(pool))) {
+		settled_key_for(pool, "bytes_in_use_kprobes", 15);
+		settled_key_for(pool, "frees", 5);
+	}
+}
+
+/*
+ * The trace events tell what the counters count: with the jitalloc events
+ * on in a trace instance, BPF programs, a kprobe with a slot and (x86) the
+ * 2 MiB test module come and go, and the chunk allocations, frees and
+ * fallbacks seen are exactly what the pools count.  The counters move
+ * before their events are emitted; a window in which they moved while
+ * the events were being turned on or off is measured again.
+ */
+TEST(trace_events_match_counters)
+{
+	struct pool_counts c0, c1, e0, e1;
+	long lost = -1;
+	char buf[4096], path[256], *p;
+	struct ev_counts c;
+	int attempt, bigmod = 0, i;
+
+	if (pools_sum("huge_pages") < 0)
+		SKIP(return, "no jitalloc cache pool here");
+	if (access(JT_TRACEFS "/events", F_OK))
+		SKIP(return, "no trace events in tracefs");
+	ASSERT_EQ(0, access(JT_TRACEFS "/events/jitalloc/jit_alloc", F_OK))
+		TH_LOG("no jitalloc trace events in tracefs");
+
+	for (attempt = 0; attempt < 3; attempt++) {
+		settle_pools();
+		rmdir(EV_INSTANCE);
+		ASSERT_EQ(0, mkdir(EV_INSTANCE, 0755)) TH_LOG("%s", strerror(errno));
+		read_pool_counts(&c0);
+		ASSERT_EQ(0, jt_write(EV_INSTANCE "/events/jitalloc/enable", "1"));
+		read_pool_counts(&c1);
+		if (!same_counts(&c0, &c1))
+			continue;
+		ASSERT_EQ(0, events_workload(_metadata, &bigmod));
+		settle_pools();
+		read_pool_counts(&e0);
+		ASSERT_EQ(0, jt_write(EV_INSTANCE "/events/jitalloc/enable", "0"));
+		read_pool_counts(&e1);
+		if (same_counts(&e0, &e1))
+			break;
+	}
+	ASSERT_GT(3, attempt) TH_LOG("the pools never stood still while events were switched");
+
+	/* every event must be in the buffer: none overwritten */
+	for (i = 0; ; i++) {
+		snprintf(path, sizeof(path), EV_INSTANCE "/per_cpu/cpu%d/stats", i);
+		if (jt_read(path, buf, sizeof(buf)) <= 0)
+			break;
+		p = strstr(buf, "overrun:");
+		ASSERT_NE(NULL, p);
+		lost = (lost < 0 ? 0 : lost) + atol(p + 8);
+	}
+	EXPECT_EQ(0, lost);
+	ASSERT_EQ(0, count_events(&c));
+	printf("# events: %ld chunk allocs (bpf %ld, kprobes %ld), %ld chunk frees, ",
+	       c.allocs, c.bpf_allocs, c.kprobes_allocs, c.frees);
+	printf("%ld fallback allocs, %ld fallbacks, %ld refills\n",
+	       c.fallback_allocs, c.fallbacks, c.refills);
+	printf("# counters: allocs +%ld, frees +%ld, fallbacks +%ld\n",
+	       e1.allocs - c1.allocs, e1.frees - c1.frees,
+	       e1.fallbacks - c1.fallbacks);
+	EXPECT_LE(16, c.bpf_allocs);
+	EXPECT_LE(1, c.kprobes_allocs);
+	EXPECT_EQ(e1.allocs - c1.allocs, c.allocs);
+	EXPECT_EQ(e1.frees - c1.frees, c.frees);
+	EXPECT_EQ(e1.fallbacks - c1.fallbacks, c.fallback_allocs);
+	EXPECT_LE(c.fallback_allocs, c.fallbacks);
+	if (bigmod) {
+		/* its text is larger than a cache page */
+		EXPECT_LE(1, c.fallback_allocs);
+	}
+	if (c.frees)
+		EXPECT_LE(1, c.refills);
+	rmdir(EV_INSTANCE);
+}
+
+/*
+ * /proc/meminfo's JitText is what the allocator holds as code: every cache
+ * page whole and every page of text outside them.  It is at least what the
+ * pools hold, it is what debugfs "api" says, and it moves with a workload:
+ * on x86 the 2 MiB test module's text (too big for a cache page) adds its
+ * pages while loaded and takes them away on unload.
+ */
+TEST(meminfo_jit_text)
+{
+	long kb, pages, pools, page_kb = getpagesize() / 1024;
+	long before, loaded, after;
+	const char *dir = testmod_path();
+	char path[512];
+
+	if (pools_sum("huge_pages") < 0)
+		SKIP(return, "no jitalloc cache pool here");
+	kb = jt_read_key("/proc/meminfo", "JitText");
+	ASSERT_LE(0, kb) TH_LOG("no JitText line in /proc/meminfo");
+	pages = jt_read_key(API_PATH, "text_pages");
+	EXPECT_EQ(pages * page_kb, kb);
+	pools = pools_text_kb();
+	printf("# JitText %ld kB, the pools' pages and fallbacks %ld kB\n", kb, pools);
+	ASSERT_LE(0, pools);
+	EXPECT_LE(pools, kb);
+
+	if (access("/proc/modules", F_OK))
+		SKIP(return, "kernel built without CONFIG_MODULES");
+	snprintf(path, sizeof(path), "%.*s%s.ko",
+		 (int)(strrchr(dir, '/') ? strrchr(dir, '/') - dir + 1 : 0), dir,
+		 BIGMOD_NAME);
+	if (access(path, R_OK))
+		SKIP(return, "%s is built for x86_64 only", BIGMOD_NAME);
+	/*
+	 * What is not the pools' (uncached text: x86 ITS thunks, BPF
+	 * trampolines) stays put, but for the module's own thunks, while the
+	 * module comes and goes; the pools' figures move with JitText, up by
+	 * the module's text and back.
+	 */
+	before = jt_read_key("/proc/meminfo", "JitText") - pools_text_kb();
+	ASSERT_EQ(0, jt_module_load(path, "")) TH_LOG("loading %s", path);
+	kb = jt_read_key("/proc/meminfo", "JitText");
+	loaded = kb - pools_text_kb();
+	ASSERT_EQ(0, jt_module_unload(BIGMOD_NAME));
+	after = jt_read_key("/proc/meminfo", "JitText") - pools_text_kb();
+	printf("# JitText with %s: %ld kB; not the pools': %ld, %ld, %ld kB\n",
+	       BIGMOD_NAME, kb, before, loaded, after);
+	EXPECT_LE(pools + 2048, kb);
+	/* ITS thunk pages of the module's indirect branches, if any */
+	EXPECT_LE(before, loaded);
+	EXPECT_GE(before + 64, loaded);
+	EXPECT_EQ(before, after);
 }
 
 /*
@@ -977,7 +1275,7 @@ static int churn_modules(time_t end)
 }
 
 #define CHURN_EVENTS	JT_TRACEFS "/kprobe_events"
-#define CHURN_ENABLE	JT_TRACEFS "/events/jitalloc/jt_churn/enable"
+#define CHURN_ENABLE	JT_TRACEFS "/events/jitalloc_test/jt_churn/enable"
 #define CHURN_INSTANCE	JT_TRACEFS "/instances/jt_churn"
 
 /* Undo a kprobe cycle, also one that failed half way: 0 if all went. */
@@ -985,7 +1283,7 @@ static int churn_kprobe_undo(void)
 {
 	int err = jt_write(CHURN_ENABLE, "0");
 
-	err |= jt_append(CHURN_EVENTS, "-:jitalloc/jt_churn\n");
+	err |= jt_append(CHURN_EVENTS, "-:jitalloc_test/jt_churn\n");
 	return err;
 }
 
@@ -994,7 +1292,7 @@ static int churn_kprobes(time_t end)
 	int n = 0, ok;
 
 	while (churn_continue(end)) {
-		ok = !jt_append(CHURN_EVENTS, "p:jitalloc/jt_churn " PROBE_FUNC "\n") &&
+		ok = !jt_append(CHURN_EVENTS, "p:jitalloc_test/jt_churn " PROBE_FUNC "\n") &&
 		     !jt_write(CHURN_ENABLE, "1");
 		if (ok)
 			open_something();
