@@ -219,10 +219,26 @@ static void snapshot_quiet(const char *phase)
 }
 
 /* The figures of snapshot_quiet() and jitalloc's own report. */
+/*
+ * A phase's figures, the raw debugfs files, and with JITLOAD_STAT=CMD set
+ * (the demo sets "jitstat") what CMD prints, between markers that
+ * harness/run_story.py reads.
+ */
 static void snapshot(const char *phase)
 {
+	const char *cmd = getenv("JITLOAD_STAT");
+
 	snapshot_quiet(phase);
+	report(phase, "jit_text_kb", jt_read_key("/proc/meminfo", "JitText"));
 	print_jitalloc_debugfs(phase);
+	if (cmd && *cmd) {
+		printf("### jitstat %s begin\n", phase);
+		fflush(stdout);
+		if (system(cmd))
+			printf("jitload: %s failed\n", cmd);
+		fflush(stdout);
+		printf("### jitstat %s end\n", phase);
+	}
 }
 
 /* Entry points of a few hot syscalls, or of ones our own workload uses. */

@@ -31,7 +31,8 @@ build_progs() {
 	cp "$TOP"/tools/testing/selftests/jitalloc/*.[ch] "$src/jitalloc/" &&
 	$cc -static -O2 -Wall -Werror -o "$1/jitalloc_test" "$src/jitalloc/jitalloc_test.c" &&
 	$cc -static -O2 -Wall -Werror -o "$1/jitalloc_control" "$src/jitalloc/jitalloc_control.c" &&
-	$cc -static -O2 -Wall -Werror -I"$src/jitalloc" -o "$1/jitload" "$TOP/bench/jitload.c"
+	$cc -static -O2 -Wall -Werror -I"$src/jitalloc" -o "$1/jitload" "$TOP/bench/jitload.c" &&
+	$cc -static -O2 -Wall -Wextra -Werror -o "$1/../bin/jitstat" "$TOP/tools/mm/jitstat.c"
 }
 
 # Copy dynamic program $2 of unpacked root $1 into initramfs $3 with its

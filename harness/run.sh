@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # make run: build and boot the patched kernel, run the demo workload and
-# print what the allocator reports.
+# tell what it did (harness/run_story.py); the raw reports stay in the log.
 # Usage: harness/run.sh [ARCH] [VARIANT] [SCENARIO] [interactive]
 . "$(dirname "$0")/lib.sh"
 
@@ -17,6 +17,11 @@ check_variant "$variant"
 "$TOP/harness/boot.sh" "$arch" "$variant" "$scenario"
 rc=$?
 log=$LOGS/console-$arch-$variant-$scenario.log
+if [ "$scenario" = demo ]; then
+	echo
+	python3 "$TOP/harness/run_story.py" "$log" "$arch" "$variant" || rc=1
+	exit $rc
+fi
 echo "--- guest output ($scenario):"
 sed -n "/### jitalloc scenario $scenario begin/,/### jitalloc scenario $scenario end/p" "$log" |
 	tr -d '\r'
