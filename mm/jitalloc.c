@@ -42,6 +42,7 @@
 #include <linux/sizes.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
+#include <linux/vmstat.h>
 
 #include "jitalloc_cache.h"
 
@@ -513,6 +514,7 @@ static void *jit_cache_text_alloc(enum jit_alloc_type type, size_t len,
 			JIT_AREA_POKE | JIT_AREA_FALLBACK | JIT_AREA_ALIAS |
 			JIT_AREA_TYPE(type), caller);
 	if (p) {
+		count_vm_event(JIT_CACHE_FALLBACK);
 		atomic_long_inc(&jit_fallbacks[type]);
 		atomic_long_add(PAGE_ALIGN(len) >> PAGE_SHIFT,
 				&jit_fallback_pages[type]);

@@ -103,6 +103,7 @@
 #include <linux/slab.h>
 #include <linux/topology.h>
 #include <linux/vmalloc.h>
+#include <linux/vmstat.h>
 #include <linux/workqueue.h>
 #include <asm/cacheflush.h>
 #include <asm/tlbflush.h>
@@ -568,6 +569,7 @@ static void jit_cache_page_free(struct jit_cache_page *page, int reason)
 
 	trace_jit_cache_page_unmap(page->pool->name, page->addr,
 				   JIT_CACHE_PAGE_SIZE, reason);
+	count_vm_event(JIT_CACHE_PAGE_UNMAP);
 	jit_text_account(-(long)(JIT_CACHE_PAGE_SIZE >> PAGE_SHIFT));
 	jit_cache_unmap_page(page);
 	/* kmemleak must not scan what is about to be unmapped */
@@ -632,6 +634,8 @@ static struct jit_cache_page *jit_cache_grow(struct jit_cache_pool *pool)
 	mutex_lock(&pool->lock);
 	list_add_tail(&page->list, &pool->pages);
 	pool->stats.huge_pages++;
+	/* with the pool's own count, so that readers see both or neither */
+	count_vm_event(JIT_CACHE_PAGE_MAP);
 	return page;
 }
 
@@ -1020,6 +1024,9 @@ static unsigned long __jit_cache_reclaim(struct jit_cache_pool *pool,
 			pool->stats.shrinker_reclaims++;
 		freed++;
 	}
+	count_vm_events(JIT_CACHE_RECLAIM, freed);
+	if (shrinker)
+		count_vm_events(JIT_CACHE_SHRINK, freed);
 	mutex_unlock(&pool->lock);
 
 	list_for_each_entry_safe(page, tmp, &victims, list)

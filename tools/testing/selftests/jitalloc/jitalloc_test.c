@@ -1045,6 +1045,136 @@ TEST(meminfo_jit_text)
 	EXPECT_EQ(before, after);
 }
 
+struct jit_vmstat {
+	long map, unmap, reclaim, shrink, fallback;
+};
+
+struct jit_pool_sums {
+	long huge_pages, reclaims, shrinks, fallbacks;
+};
+
+static void read_pool_sums(struct jit_pool_sums *p)
+{
+	p->huge_pages = pools_sum("huge_pages");
+	p->reclaims = pools_sum("reclaims");
+	p->shrinks = pools_sum("shrinker_reclaims");
+	p->fallbacks = pools_sum("fallbacks");
+}
+
+/*
+ * /proc/vmstat's jit_cache_* lines and the pools' sums, read so that no
+ * pool changed meanwhile (the pools count under their locks, and so does
+ * vmstat but for page unmaps and fallbacks, which follow right after).
+ */
+static int read_jit_vmstat(struct jit_vmstat *v, struct jit_pool_sums *p)
+{
+	static const char *const names[] = {
+		"jit_cache_page_map", "jit_cache_page_unmap", "jit_cache_reclaim",
+		"jit_cache_shrink", "jit_cache_fallback",
+	};
+	long *vals[] = { &v->map, &v->unmap, &v->reclaim, &v->shrink,
+			 &v->fallback };
+	struct jit_pool_sums again;
+	int attempt, i;
+
+	for (attempt = 0; attempt < 10; attempt++) {
+		read_pool_sums(p);
+		for (i = 0; i < 5; i++) {
+			*vals[i] = jt_read_key("/proc/vmstat", names[i]);
+			if (*vals[i] < 0)
+				return -1;
+		}
+		read_pool_sums(&again);
+		if (!memcmp(p, &again, sizeof(again)))
+			return 0;
+		usleep(100000);
+	}
+	return -2;
+}
+
+#define VM_PROGS_MAX	4096
+
+/*
+ * /proc/vmstat counts what the pools count: across a workload that makes
+ * the BPF pool map a new huge page, gives it back (after its grace period
+ * or to the shrinker, drop_caches=2) and on x86 loads the 2 MiB test
+ * module (a fallback: no cache page holds it), jit_cache_page_map minus
+ * jit_cache_page_unmap moves as the pools' huge pages do, jit_cache_reclaim,
+ * jit_cache_shrink and jit_cache_fallback as their reclaims, shrinker
+ * reclaims and fallbacks, and each moves at least once.
+ */
+TEST(vmstat_jit_counters)
+{
+	struct rlimit nofile = { VM_PROGS_MAX + 64, VM_PROGS_MAX + 64 };
+	struct jit_vmstat v0, v1;
+	struct jit_pool_sums p0, p1;
+	const char *dir = testmod_path();
+	long start, n, i, dmap, dunmap, dreclaim, dshrink, dfallback;
+	static int fds[VM_PROGS_MAX];
+	char pool[512], path[512];
+	int bigmod, tries;
+
+	if (cache_pool("bpf", pool, sizeof(pool)) ||
+	    jt_read_key(pool, "huge_pages") < 0)
+		SKIP(return, "no jitalloc cache pool for BPF here");
+	ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &nofile));
+	settle_pools();
+	start = settled_key_for(pool, "bytes_in_use_bpf", 12);
+	ASSERT_EQ(0, read_jit_vmstat(&v0, &p0))
+		TH_LOG("no jit_cache_* lines in /proc/vmstat, or the pools never stood still");
+
+	/* ~2 KiB programs until the pool maps a new huge page */
+	for (n = 0; n < VM_PROGS_MAX; n++) {
+		fds[n] = jt_bpf_load(n, 512);
+		ASSERT_LE(0, fds[n]) TH_LOG("prog %ld: %s", n, strerror(errno));
+		if (jt_read_key("/proc/vmstat", "jit_cache_page_map") > v0.map)
+			break;
+	}
+	ASSERT_GT(VM_PROGS_MAX, n) TH_LOG("%d programs and no new huge page", VM_PROGS_MAX);
+	for (i = 0; i <= n; i++)
+		close(fds[i]);
+	EXPECT_EQ(start, wait_key(pool, "bytes_in_use_bpf", start, 40));
+	/* the pool keeps one free page as its spare; the shrinker takes it */
+	for (tries = 0; tries < 10; tries++) {
+		ASSERT_EQ(0, jt_write("/proc/sys/vm/drop_caches", "2"));
+		if (jt_read_key("/proc/vmstat", "jit_cache_shrink") > v0.shrink)
+			break;
+		sleep(1);
+	}
+
+	snprintf(path, sizeof(path), "%.*s%s.ko",
+		 (int)(strrchr(dir, '/') ? strrchr(dir, '/') - dir + 1 : 0), dir,
+		 BIGMOD_NAME);
+	bigmod = !access("/proc/modules", F_OK) && !access(path, R_OK);
+	if (bigmod) {
+		EXPECT_EQ(0, jt_module_load(path, "")) TH_LOG("loading %s", path);
+		EXPECT_EQ(0, jt_module_unload(BIGMOD_NAME));
+	}
+	settle_pools();
+	ASSERT_EQ(0, read_jit_vmstat(&v1, &p1));
+
+	dmap = v1.map - v0.map;
+	dunmap = v1.unmap - v0.unmap;
+	dreclaim = v1.reclaim - v0.reclaim;
+	dshrink = v1.shrink - v0.shrink;
+	dfallback = v1.fallback - v0.fallback;
+	printf("# %ld programs; vmstat: page_map +%ld, page_unmap +%ld, reclaim +%ld, shrink +%ld, fallback +%ld\n",
+	       n + 1, dmap, dunmap, dreclaim, dshrink, dfallback);
+	printf("# pools: huge_pages %+ld, reclaims +%ld, shrinker_reclaims +%ld, fallbacks +%ld\n",
+	       p1.huge_pages - p0.huge_pages, p1.reclaims - p0.reclaims,
+	       p1.shrinks - p0.shrinks, p1.fallbacks - p0.fallbacks);
+	EXPECT_LE(1, dmap);
+	EXPECT_EQ(p1.huge_pages - p0.huge_pages, dmap - dunmap);
+	/* no pool was destroyed: every page unmapped was reclaimed */
+	EXPECT_EQ(dreclaim, dunmap);
+	EXPECT_EQ(p1.reclaims - p0.reclaims, dreclaim);
+	EXPECT_EQ(p1.shrinks - p0.shrinks, dshrink);
+	EXPECT_LE(1, dshrink) TH_LOG("drop_caches=2 never reached the pools' shrinker");
+	EXPECT_EQ(p1.fallbacks - p0.fallbacks, dfallback);
+	if (bigmod)
+		EXPECT_LE(1, dfallback);
+}
+
 /*
  * The claims of jitalloc_claims.h hold where the cache serves BPF from
  * huge pages; elsewhere there is nothing to claim.
