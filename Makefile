@@ -7,7 +7,8 @@
 #   make kaslr    module KASLR entropy over 50 boots, stock vs the series
 #   make soak     10 minutes of churn under memory pressure (SOAK_SECONDS=)
 #   make shell    interactive guest (ARCH=, VARIANT=)
-#   make check    checkpatch --strict and kernel-doc on what the series adds
+#   make check    checkpatch --strict and kernel-doc on what the series adds,
+#                 sparse on what it touches against the base (builds x86_64)
 #   make series   git format-patch series with a cover letter in build/series
 #   make patches  regenerate patches/ from commits in build/src/jitalloc
 #   make cross    compile-test the series on other architectures
@@ -39,7 +40,8 @@ shell:
 	@harness/run.sh $(ARCH) $(VARIANT) shell interactive
 
 check:
-	@harness/fetch.sh >/dev/null && harness/check.sh
+	@harness/fetch.sh >/dev/null && harness/deps.sh x86_64 && harness/apply.sh && \
+		harness/check.sh && harness/sparse.sh x86_64 --build
 
 series:
 	@harness/series.sh

@@ -1158,8 +1158,10 @@ TEST(vmstat_jit_counters)
 	dreclaim = v1.reclaim - v0.reclaim;
 	dshrink = v1.shrink - v0.shrink;
 	dfallback = v1.fallback - v0.fallback;
-	printf("# %ld programs; vmstat: page_map +%ld, page_unmap +%ld, reclaim +%ld, shrink +%ld, fallback +%ld\n",
-	       n + 1, dmap, dunmap, dreclaim, dshrink, dfallback);
+	printf("# %ld programs; vmstat: page_map +%ld, page_unmap +%ld, ",
+	       n + 1, dmap, dunmap);
+	printf("reclaim +%ld, shrink +%ld, fallback +%ld\n", dreclaim, dshrink,
+	       dfallback);
 	printf("# pools: huge_pages %+ld, reclaims +%ld, shrinker_reclaims +%ld, fallbacks +%ld\n",
 	       p1.huge_pages - p0.huge_pages, p1.reclaims - p0.reclaims,
 	       p1.shrinks - p0.shrinks, p1.fallbacks - p0.fallbacks);
