@@ -569,7 +569,6 @@ static void jit_cache_page_free(struct jit_cache_page *page, int reason)
 
 	trace_jit_cache_page_unmap(page->pool->name, page->addr,
 				   JIT_CACHE_PAGE_SIZE, reason);
-	count_vm_event(JIT_CACHE_PAGE_UNMAP);
 	jit_text_account(-(long)(JIT_CACHE_PAGE_SIZE >> PAGE_SHIFT));
 	jit_cache_unmap_page(page);
 	/* kmemleak must not scan what is about to be unmapped */
@@ -1024,6 +1023,8 @@ static unsigned long __jit_cache_reclaim(struct jit_cache_pool *pool,
 			pool->stats.shrinker_reclaims++;
 		freed++;
 	}
+	/* with the pool's own counts, as in jit_cache_grow() */
+	count_vm_events(JIT_CACHE_PAGE_UNMAP, freed);
 	count_vm_events(JIT_CACHE_RECLAIM, freed);
 	if (shrinker)
 		count_vm_events(JIT_CACHE_SHRINK, freed);
@@ -1330,6 +1331,7 @@ void jit_cache_pool_destroy(struct jit_cache_pool *pool)
 			jit_cache_unmap_page(page);
 			continue;
 		}
+		count_vm_event(JIT_CACHE_PAGE_UNMAP);
 		jit_cache_page_free(page, JIT_TRACE_RECLAIM_DESTROY);
 	}
 	kfree_const(pool->name);
