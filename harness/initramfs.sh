@@ -79,7 +79,8 @@ assemble() {
 			{ echo "no stress-ng for $arch: harness/deps.sh --stress $arch"; return 1; }
 		add_dynamic "$DL/$arch/root" /usr/bin/stress-ng "$root" || return 1
 	fi
-	for ko in "$O"/extmod/*/*.ko; do
+	# livepatch samples, where the kernel builds them (debug variant)
+	for ko in "$O"/extmod/*/*.ko "$O"/samples/livepatch/*.ko; do
 		[ -f "$ko" ] || continue
 		cp "$ko" "$root/jitalloc/" || return 1
 	done

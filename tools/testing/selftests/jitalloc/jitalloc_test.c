@@ -18,6 +18,7 @@
 #include <sys/stat.h>
 #include "../kselftest_harness.h"
 #include "jitalloc_util.h"
+#include "jitalloc_btf.h"
 
 #define TESTMOD_NAME	"jitalloc_testmod"
 /* page blocks of page-granular allocations; every other file is a pool */
@@ -1871,6 +1872,262 @@ static long kcore_read(int fd, const struct elf64_hdr *eh,
 		return pread(fd, buf, len, ph.p_offset + (addr - ph.p_vaddr));
 	}
 	return -2;
+}
+
+/*
+ * The last writers of executable memory, on the kernel that builds them
+ * (the debug kernel: BTF, livepatch and its samples): BPF trampolines,
+ * struct_ops trampolines and livepatch.  Each must work on module and jit
+ * text that is read-only from the start and give back what it took.
+ */
+#ifdef __x86_64__
+#define TRAMP_FUNC	"__x64_sys_getppid"
+#else
+#define TRAMP_FUNC	"__arm64_sys_getppid"
+#endif
+
+/* "r0 = @ret; exit" of @type attached to kernel BTF type @btf_id */
+static int btf_prog_load(int type, int attach_type, long btf_id, int ret)
+{
+	struct bpf_insn insns[] = {
+		{ .code = BPF_ALU64 | BPF_MOV | BPF_K, .dst_reg = BPF_REG_0, .imm = ret },
+		{ .code = BPF_JMP | BPF_EXIT },
+	};
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.prog_type = type;
+	attr.expected_attach_type = attach_type;
+	attr.attach_btf_id = btf_id;
+	attr.insns = (unsigned long)insns;
+	attr.insn_cnt = ARRAY_SIZE(insns);
+	attr.license = (unsigned long)"GPL";
+	return jt_bpf(BPF_PROG_LOAD, &attr);
+}
+
+static long prog_run_cnt(int fd)
+{
+	struct bpf_prog_info info;
+	union bpf_attr attr;
+
+	memset(&info, 0, sizeof(info));
+	memset(&attr, 0, sizeof(attr));
+	attr.info.bpf_fd = fd;
+	attr.info.info_len = sizeof(info);
+	attr.info.info = (unsigned long)&info;
+	if (jt_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr))
+		return -errno;
+	return info.run_cnt;
+}
+
+static int tracing_attach(int prog)
+{
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.raw_tracepoint.prog_fd = prog;
+	return jt_bpf(BPF_RAW_TRACEPOINT_OPEN, &attr);
+}
+
+/*
+ * fentry and fexit programs on a system call: their trampoline runs them
+ * on every call while attached and never after, and the text it took is
+ * given back (JitText's pages, after the trampoline's RCU-tasks grace).
+ */
+TEST(bpf_trampolines_fentry_fexit)
+{
+	long id, before, during, enter, leave;
+	int progs[2], links[2], i;
+	struct jt_btf btf;
+
+	if (access(JT_BTF_PATH, R_OK))
+		SKIP(return, "no kernel BTF here (the debug kernel has it)");
+	ASSERT_EQ(0, jt_btf_open(&btf)) TH_LOG("cannot parse %s", JT_BTF_PATH);
+	id = jt_btf_find(&btf, BTF_KIND_FUNC, TRAMP_FUNC);
+	jt_btf_close(&btf);
+	ASSERT_LT(0, id) TH_LOG("%s is not in the kernel's BTF", TRAMP_FUNC);
+	ASSERT_EQ(0, jt_write("/proc/sys/kernel/bpf_stats_enabled", "1"));
+	before = wait_key(API_PATH, "text_pages",
+			  settled_key_for(API_PATH, "text_pages", 10), 1);
+
+	progs[0] = btf_prog_load(BPF_PROG_TYPE_TRACING, BPF_TRACE_FENTRY, id, 0);
+	ASSERT_LE(0, progs[0]) TH_LOG("fentry on %s: %s", TRAMP_FUNC, strerror(errno));
+	progs[1] = btf_prog_load(BPF_PROG_TYPE_TRACING, BPF_TRACE_FEXIT, id, 0);
+	ASSERT_LE(0, progs[1]) TH_LOG("fexit on %s: %s", TRAMP_FUNC, strerror(errno));
+	for (i = 0; i < 2; i++) {
+		links[i] = tracing_attach(progs[i]);
+		ASSERT_LE(0, links[i]) TH_LOG("attach: %s", strerror(errno));
+	}
+	during = jt_read_key(API_PATH, "text_pages");
+	for (i = 0; i < 10; i++)
+		syscall(__NR_getppid);
+	enter = prog_run_cnt(progs[0]);
+	leave = prog_run_cnt(progs[1]);
+	EXPECT_LE(10, enter);
+	EXPECT_LE(10, leave);
+	for (i = 0; i < 2; i++)
+		close(links[i]);
+	for (i = 0; i < 10; i++)
+		syscall(__NR_getppid);
+	EXPECT_EQ(enter, prog_run_cnt(progs[0])) TH_LOG("fentry ran after detach");
+	EXPECT_EQ(leave, prog_run_cnt(progs[1])) TH_LOG("fexit ran after detach");
+	for (i = 0; i < 2; i++)
+		close(progs[i]);
+	jt_write("/proc/sys/kernel/bpf_stats_enabled", "0");
+	printf("# %s: fentry ran %ld times, fexit %ld; JitText pages %ld, attached %ld\n",
+	       TRAMP_FUNC, enter, leave, before, during);
+	EXPECT_EQ(before, wait_key(API_PATH, "text_pages", before, 40));
+}
+
+/*
+ * A struct_ops trampoline: bpf_dummy_ops' test_1 run through
+ * BPF_PROG_TEST_RUN, which builds the trampoline, calls it and frees it;
+ * the program's return value comes back through it.
+ */
+TEST(bpf_struct_ops_trampoline)
+{
+	unsigned long long args[1] = { 0 };
+	long ops, member;
+	union bpf_attr attr;
+	struct jt_btf btf;
+	int prog;
+
+	if (access(JT_BTF_PATH, R_OK))
+		SKIP(return, "no kernel BTF here (the debug kernel has it)");
+	ASSERT_EQ(0, jt_btf_open(&btf)) TH_LOG("cannot parse %s", JT_BTF_PATH);
+	ops = jt_btf_find(&btf, BTF_KIND_STRUCT, "bpf_dummy_ops");
+	member = ops > 0 ? jt_btf_member(&btf, ops, "test_1") : -ENOENT;
+	jt_btf_close(&btf);
+	ASSERT_LT(0, ops) TH_LOG("no struct bpf_dummy_ops in the kernel's BTF");
+	ASSERT_LE(0, member);
+
+	/* its expected_attach_type is the member's index */
+	prog = btf_prog_load(BPF_PROG_TYPE_STRUCT_OPS, member, ops, 42);
+	ASSERT_LE(0, prog) TH_LOG("struct_ops program: %s", strerror(errno));
+
+	memset(&attr, 0, sizeof(attr));
+	attr.test.prog_fd = prog;
+	attr.test.ctx_in = (unsigned long)args;
+	attr.test.ctx_size_in = sizeof(args);
+	EXPECT_EQ(0, jt_bpf(BPF_PROG_TEST_RUN, &attr)) TH_LOG("%s", strerror(errno));
+	EXPECT_EQ(42, attr.test.retval);
+	close(prog);
+}
+
+/* Path of module file @ko next to the test module. */
+static void ko_path(char *buf, size_t size, const char *ko)
+{
+	const char *dir = testmod_path();
+
+	snprintf(buf, size, "%.*s%s",
+		 (int)(strrchr(dir, '/') ? strrchr(dir, '/') - dir + 1 : 0), dir,
+		 ko);
+}
+
+/* Wait for livepatch @name to finish its transition (or to be gone). */
+static int klp_settled(const char *name)
+{
+	char path[256], buf[16];
+	int i;
+
+	snprintf(path, sizeof(path), "/sys/kernel/livepatch/%s/transition", name);
+	for (i = 0; i < 600; i++) {
+		if (jt_read(path, buf, sizeof(buf)) <= 0 || buf[0] == '0')
+			return 0;
+		usleep(100000);
+	}
+	return -1;
+}
+
+/* Kernel log records from now on: a /dev/kmsg reader at its end. */
+static int kmsg_from_now(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+
+	if (fd >= 0)
+		lseek(fd, 0, SEEK_END);
+	return fd;
+}
+
+/* Append what @fd has to @buf (NUL-terminated, at most @size bytes). */
+static void kmsg_collect(int fd, char *buf, size_t size)
+{
+	size_t len = strlen(buf);
+	ssize_t n;
+
+	while (len + 1 < size) {
+		n = read(fd, buf + len, size - len - 1);
+		if (n <= 0 && errno != EPIPE)
+			break;
+		if (n > 0)
+			len += n;
+		buf[len] = '\0';
+	}
+}
+
+#define KLP_DIR		"/sys/kernel/livepatch/"
+#define KLP_BUSY	"post_patch_callback: livepatch_callbacks_busymod"
+#define KLP_COMING	"pre_patch_callback: livepatch_callbacks_mod"
+
+/*
+ * Livepatch on module text that is read-only from the start: the sample
+ * replaces cmdline_proc_show() (so /proc/cmdline says it has been live
+ * patched) until disabled; the callbacks demo patches a loaded module and
+ * one loaded after it (klp prepares a coming module), its callbacks run
+ * for each, and everything unloads.  The patches' own text comes from the
+ * cache like any module's.
+ */
+TEST(livepatch_samples)
+{
+	char orig[4096], now[4096], path[512], pool[512];
+	static char log[1 << 16];
+	unsigned long text;
+	int kmsg;
+
+	if (access(KLP_DIR, F_OK))
+		SKIP(return, "no livepatch here (the debug kernel has it)");
+	ko_path(path, sizeof(path), "livepatch-sample.ko");
+	ASSERT_EQ(0, access(path, R_OK)) TH_LOG("%s: %s", path, strerror(errno));
+	ASSERT_LT(0, jt_read("/proc/cmdline", orig, sizeof(orig)));
+
+	ASSERT_EQ(0, jt_module_load(path, "")) TH_LOG("loading %s", path);
+	ASSERT_EQ(0, klp_settled("livepatch_sample"));
+	ASSERT_LT(0, jt_read("/proc/cmdline", now, sizeof(now)));
+	EXPECT_STREQ("this has been live patched\n", now);
+	text = mod_section_addr("livepatch_sample", ".text");
+	EXPECT_NE(0, text);
+	if (!cache_pool("modules", pool, sizeof(pool)) &&
+	    jt_read_key(pool, "huge_pages") > 0)
+		EXPECT_TRUE(in_huge_page(pool, text) ||
+			    jt_read_key(pool, "fallback_pages") > 0)
+			TH_LOG("livepatch text at 0x%lx", text);
+	ASSERT_EQ(0, jt_write(KLP_DIR "livepatch_sample/enabled", "0"));
+	ASSERT_EQ(0, klp_settled("livepatch_sample"));
+	ASSERT_LT(0, jt_read("/proc/cmdline", now, sizeof(now)));
+	EXPECT_STREQ(orig, now);
+	EXPECT_EQ(0, jt_module_unload("livepatch_sample"));
+
+	kmsg = kmsg_from_now();
+	ASSERT_LE(0, kmsg);
+	ko_path(path, sizeof(path), "livepatch-callbacks-busymod.ko");
+	ASSERT_EQ(0, jt_module_load(path, "")) TH_LOG("loading %s", path);
+	ko_path(path, sizeof(path), "livepatch-callbacks-demo.ko");
+	ASSERT_EQ(0, jt_module_load(path, "")) TH_LOG("loading %s", path);
+	ASSERT_EQ(0, klp_settled("livepatch_callbacks_demo"));
+	ko_path(path, sizeof(path), "livepatch-callbacks-mod.ko");
+	ASSERT_EQ(0, jt_module_load(path, "")) TH_LOG("loading %s", path);
+	ASSERT_EQ(0, jt_write(KLP_DIR "livepatch_callbacks_demo/enabled", "0"));
+	ASSERT_EQ(0, klp_settled("livepatch_callbacks_demo"));
+	EXPECT_EQ(0, jt_module_unload("livepatch_callbacks_demo"));
+	EXPECT_EQ(0, jt_module_unload("livepatch_callbacks_mod"));
+	EXPECT_EQ(0, jt_module_unload("livepatch_callbacks_busymod"));
+	kmsg_collect(kmsg, log, sizeof(log));
+	close(kmsg);
+	EXPECT_NE(NULL, strstr(log, "pre_patch_callback: vmlinux"));
+	EXPECT_NE(NULL, strstr(log, KLP_BUSY " -> [MODULE_STATE_LIVE]"));
+	EXPECT_NE(NULL, strstr(log, KLP_COMING " -> [MODULE_STATE_COMING]"));
+	EXPECT_NE(NULL, strstr(log, "post_unpatch_callback: livepatch_callbacks_mod"));
+	EXPECT_NE(NULL, strstr(log, "post_unpatch_callback: vmlinux"));
 }
 
 /*
