@@ -108,6 +108,7 @@ static const char * const jit_type_names[JIT_TYPE_NR] = {
 	[JIT_TYPE_KPROBES]	= "kprobes",
 	[JIT_TYPE_FTRACE]	= "ftrace",
 	[JIT_TYPE_BPF]		= "bpf",
+	[JIT_TYPE_BPF_TRAMPOLINE] = "bpf_trampoline",
 };
 
 /* Who an area is for, for the trace events. */
@@ -483,6 +484,7 @@ static const enum jit_cache_user jit_cache_users[JIT_TYPE_NR] = {
 	[JIT_TYPE_KPROBES]	= JIT_CACHE_USER_KPROBES,
 	[JIT_TYPE_FTRACE]	= JIT_CACHE_USER_FTRACE,
 	[JIT_TYPE_BPF]		= JIT_CACHE_USER_BPF,
+	[JIT_TYPE_BPF_TRAMPOLINE] = JIT_CACHE_USER_BPF_TRAMPOLINE,
 };
 
 /* Fully free huge pages are given back after this long. */

@@ -131,6 +131,7 @@ static const char * const jit_cache_user_names[JIT_CACHE_USER_NR] = {
 	[JIT_CACHE_USER_KPROBES]	= "kprobes",
 	[JIT_CACHE_USER_FTRACE]		= "ftrace",
 	[JIT_CACHE_USER_MODULES]	= "modules",
+	[JIT_CACHE_USER_BPF_TRAMPOLINE]	= "bpf_trampoline",
 };
 
 /**

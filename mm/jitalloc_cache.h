@@ -33,10 +33,11 @@
 /**
  * enum jit_cache_user - who allocated a chunk, for statistics only
  * @JIT_CACHE_USER_OTHER: any other user of jit_text_alloc()
- * @JIT_CACHE_USER_BPF: BPF programs, trampolines and dispatchers
+ * @JIT_CACHE_USER_BPF: BPF programs and dispatchers
  * @JIT_CACHE_USER_KPROBES: kprobes instruction slots
  * @JIT_CACHE_USER_FTRACE: ftrace trampolines
  * @JIT_CACHE_USER_MODULES: module text
+ * @JIT_CACHE_USER_BPF_TRAMPOLINE: trampolines of BPF programs and struct_ops
  * @JIT_CACHE_USER_NR: number of users
  */
 enum jit_cache_user {
@@ -45,6 +46,7 @@ enum jit_cache_user {
 	JIT_CACHE_USER_KPROBES,
 	JIT_CACHE_USER_FTRACE,
 	JIT_CACHE_USER_MODULES,
+	JIT_CACHE_USER_BPF_TRAMPOLINE,
 	JIT_CACHE_USER_NR,
 };
 

@@ -132,6 +132,7 @@ static const char * const jit_test_type_names[JIT_TYPE_NR] = {
 	[JIT_TYPE_KPROBES]	= "kprobes",
 	[JIT_TYPE_FTRACE]	= "ftrace",
 	[JIT_TYPE_BPF]		= "bpf",
+	[JIT_TYPE_BPF_TRAMPOLINE] = "bpf trampoline",
 };
 
 /* ===== Placement ===== */

@@ -57,7 +57,10 @@ enum jit_alloc_flags {
  *	together, written by the loader and freed after init
  * @JIT_TYPE_KPROBES: kprobes instruction slots
  * @JIT_TYPE_FTRACE: ftrace trampolines
- * @JIT_TYPE_BPF: BPF programs, trampolines and dispatchers
+ * @JIT_TYPE_BPF: BPF programs and dispatchers, and trampolines where the
+ *	architecture does not allocate them as %JIT_TYPE_BPF_TRAMPOLINE
+ * @JIT_TYPE_BPF_TRAMPOLINE: trampolines of BPF programs and struct_ops maps,
+ *	on architectures that write them with text poking
  * @JIT_TYPE_NR: number of types
  *
  * %JIT_TYPE_MODULE_DATA is a data type; every other type is a text type.
@@ -72,6 +75,7 @@ enum jit_alloc_type {
 	JIT_TYPE_KPROBES,
 	JIT_TYPE_FTRACE,
 	JIT_TYPE_BPF,
+	JIT_TYPE_BPF_TRAMPOLINE,
 	JIT_TYPE_NR,
 };
 

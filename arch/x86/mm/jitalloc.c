@@ -21,7 +21,8 @@ static struct jit_alloc_params jit_alloc_params __ro_after_init = {
 	 * module loader relocates text in a copy, module_writable_address().
 	 */
 	.cache_types	= BIT(JIT_TYPE_MODULE_TEXT) | BIT(JIT_TYPE_KPROBES) |
-			  BIT(JIT_TYPE_FTRACE) | BIT(JIT_TYPE_BPF),
+			  BIT(JIT_TYPE_FTRACE) | BIT(JIT_TYPE_BPF) |
+			  BIT(JIT_TYPE_BPF_TRAMPOLINE),
 };
 
 /**

@@ -1933,11 +1933,14 @@ static int tracing_attach(int prog)
  * fentry and fexit programs on a system call: their trampoline runs them
  * on every call while attached and never after, and the text it took is
  * given back (JitText's pages, after the trampoline's RCU-tasks grace).
+ * On x86, where the JIT writes trampolines with text poking, they come
+ * from the cache (bytes_in_use_bpf_trampoline) like programs.
  */
 TEST(bpf_trampolines_fentry_fexit)
 {
-	long id, before, during, enter, leave;
-	int progs[2], links[2], i;
+	long id, before, during, enter, leave, tb0 = 0, tb1 = 0;
+	int progs[2], links[2], i, cached;
+	char pool[512];
 	struct jt_btf btf;
 
 	if (access(JT_BTF_PATH, R_OK))
@@ -1949,6 +1952,13 @@ TEST(bpf_trampolines_fentry_fexit)
 	ASSERT_EQ(0, jt_write("/proc/sys/kernel/bpf_stats_enabled", "1"));
 	before = wait_key(API_PATH, "text_pages",
 			  settled_key_for(API_PATH, "text_pages", 10), 1);
+	cached = !cache_pool("bpf_trampoline", pool, sizeof(pool));
+#ifdef __x86_64__
+	if (!cache_pool("bpf", pool, sizeof(pool)))
+		ASSERT_TRUE(cached) TH_LOG("x86 BPF trampolines are not served by the cache");
+#endif
+	if (cached)
+		tb0 = settled_key_for(pool, "bytes_in_use_bpf_trampoline", 10);
 
 	progs[0] = btf_prog_load(BPF_PROG_TYPE_TRACING, BPF_TRACE_FENTRY, id, 0);
 	ASSERT_LE(0, progs[0]) TH_LOG("fentry on %s: %s", TRAMP_FUNC, strerror(errno));
@@ -1959,6 +1969,10 @@ TEST(bpf_trampolines_fentry_fexit)
 		ASSERT_LE(0, links[i]) TH_LOG("attach: %s", strerror(errno));
 	}
 	during = jt_read_key(API_PATH, "text_pages");
+	if (cached) {
+		tb1 = jt_read_key(pool, "bytes_in_use_bpf_trampoline");
+		EXPECT_LT(tb0, tb1) TH_LOG("the trampoline took no chunk of the cache");
+	}
 	for (i = 0; i < 10; i++)
 		syscall(__NR_getppid);
 	enter = prog_run_cnt(progs[0]);
@@ -1974,9 +1988,12 @@ TEST(bpf_trampolines_fentry_fexit)
 	for (i = 0; i < 2; i++)
 		close(progs[i]);
 	jt_write("/proc/sys/kernel/bpf_stats_enabled", "0");
-	printf("# %s: fentry ran %ld times, fexit %ld; JitText pages %ld, attached %ld\n",
+	printf("# %s: fentry ran %ld times, fexit %ld; JitText pages %ld, attached %ld; ",
 	       TRAMP_FUNC, enter, leave, before, during);
+	printf("trampoline bytes in the cache %ld, attached %ld\n", tb0, tb1);
 	EXPECT_EQ(before, wait_key(API_PATH, "text_pages", before, 40));
+	if (cached)
+		EXPECT_EQ(tb0, wait_key(pool, "bytes_in_use_bpf_trampoline", tb0, 40));
 }
 
 /*
