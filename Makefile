@@ -10,6 +10,8 @@
 #   make check    checkpatch --strict and kernel-doc on what the series adds,
 #                 sparse on what it touches against the base (builds x86_64)
 #   make series   git format-patch series with a cover letter in build/series
+#   make series-check  git am the exported series on a pristine base and
+#                 build x86_64 after every patch (slow, not in make test)
 #   make patches  regenerate patches/ from commits in build/src/jitalloc
 #   make cross    compile-test the series on other architectures
 #
@@ -19,7 +21,7 @@ ARCH ?= x86_64
 VARIANT ?= default
 export ACCEL
 
-.PHONY: run test bench kaslr soak shell check series patches reset-tree cross deps clean
+.PHONY: run test bench kaslr soak shell check series series-check patches reset-tree cross deps clean
 
 run:
 	@harness/run.sh $(ARCH) $(VARIANT) demo
@@ -45,6 +47,9 @@ check:
 
 series:
 	@harness/series.sh
+
+series-check:
+	@harness/series-check.sh
 
 patches:
 	@harness/patches.sh
