@@ -1889,11 +1889,8 @@ static long kcore_read(int fd, const struct elf64_hdr *eh,
  * struct_ops trampolines and livepatch.  Each must work on module and jit
  * text that is read-only from the start and give back what it took.
  */
-#ifdef __x86_64__
-#define TRAMP_FUNC	"__x64_sys_getppid"
-#else
-#define TRAMP_FUNC	"__arm64_sys_getppid"
-#endif
+/* called by BPF_PROG_TEST_RUN of an fentry/fexit program, as in BPF's tests */
+#define TRAMP_FUNC	"bpf_fentry_test1"
 
 /* "r0 = @ret; exit" of @type attached to kernel BTF type @btf_id */
 static int btf_prog_load(int type, int attach_type, long btf_id, int ret)
@@ -1929,6 +1926,16 @@ static long prog_run_cnt(int fd)
 	return info.run_cnt;
 }
 
+/* BPF_PROG_TEST_RUN of a tracing program: calls bpf_fentry_test1() & co. */
+static int tracing_test_run(int prog)
+{
+	union bpf_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.test.prog_fd = prog;
+	return jt_bpf(BPF_PROG_TEST_RUN, &attr) ? -errno : 0;
+}
+
 static int tracing_attach(int prog)
 {
 	union bpf_attr attr;
@@ -1939,8 +1946,8 @@ static int tracing_attach(int prog)
 }
 
 /*
- * fentry and fexit programs on a system call: their trampoline runs them
- * on every call while attached and never after, and the text it took is
+ * fentry and fexit programs on a kernel function: their trampoline runs
+ * them on every call while attached and never after, and the text it took is
  * given back (JitText's pages, after the trampoline's RCU-tasks grace).
  * On x86, where the JIT writes trampolines with text poking, they come
  * from the cache (bytes_in_use_bpf_trampoline) like programs.
@@ -1983,7 +1990,7 @@ TEST(bpf_trampolines_fentry_fexit)
 		EXPECT_LT(tb0, tb1) TH_LOG("the trampoline took no chunk of the cache");
 	}
 	for (i = 0; i < 10; i++)
-		syscall(__NR_getppid);
+		ASSERT_EQ(0, tracing_test_run(progs[0]));
 	enter = prog_run_cnt(progs[0]);
 	leave = prog_run_cnt(progs[1]);
 	EXPECT_LE(10, enter);
@@ -1991,7 +1998,7 @@ TEST(bpf_trampolines_fentry_fexit)
 	for (i = 0; i < 2; i++)
 		close(links[i]);
 	for (i = 0; i < 10; i++)
-		syscall(__NR_getppid);
+		ASSERT_EQ(0, tracing_test_run(progs[0]));
 	EXPECT_EQ(enter, prog_run_cnt(progs[0])) TH_LOG("fentry ran after detach");
 	EXPECT_EQ(leave, prog_run_cnt(progs[1])) TH_LOG("fexit ran after detach");
 	for (i = 0; i < 2; i++)
