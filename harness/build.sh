@@ -81,6 +81,12 @@ if grep -q '^CONFIG_MODULES=y' "$O/.config"; then
 		for f in "$TOP/$src"/*; do
 			cmp -s "$f" "$mdir/$(basename "$f")" || cp "$f" "$mdir/"
 		done
+		# External modules carry BTF split against vmlinux's (debug
+		# kernel) and kbuild relinks them only when their objects
+		# change: a relinked vmlinux would make them fail to load.
+		for ko in "$mdir"/*.ko; do
+			[ -f "$ko" ] && [ "$O/vmlinux" -nt "$ko" ] && rm -f "$ko"
+		done
 		stage "build $(basename "$src") $arch-$variant" "$log" kmake M="$mdir" modules || exit 1
 	done
 fi
