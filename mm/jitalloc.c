@@ -1042,6 +1042,52 @@ struct dentry *jit_debugfs_dir(void)
 	return dir;
 }
 
+#ifdef CONFIG_JIT_ALLOC_CACHE
+/*
+ * Pages of the page-granular text allocations that are mapped executable,
+ * and how many of those have a writable linear alias (the cache's own
+ * pages are checked by their pools' files), for debugfs "api".  The
+ * areas' lock keeps every area walked mapped: jit_free() erases an area
+ * before unmapping it.
+ */
+static void jit_exec_aliases_show(struct seq_file *m)
+{
+	unsigned long addr, checked = 0, writable = 0;
+	struct jit_leaf leaf;
+	struct page *page;
+	void *entry;
+
+	MA_STATE(mas, &jit_areas, 0, 0);
+
+	mtree_lock(&jit_areas);
+	mas_for_each(&mas, entry, ULONG_MAX) {
+		if (!(xa_to_value(entry) & JIT_AREA_TEXT))
+			continue;
+		for (addr = mas.index; addr <= mas.last; addr += PAGE_SIZE) {
+			jit_arch_kernel_leaf(addr, &leaf);
+			if (!leaf.size || !leaf.exec)
+				continue;
+			page = vmalloc_to_page((void *)addr);
+			if (!page || PageHighMem(page))
+				continue;
+			checked++;
+			jit_arch_kernel_leaf((unsigned long)page_address(page),
+					     &leaf);
+			if (leaf.writable)
+				writable++;
+		}
+	}
+	mtree_unlock(&jit_areas);
+	seq_printf(m, "exec_aliases_protected %d\n", jit_arch_can_protect_alias());
+	seq_printf(m, "exec_pages_checked %lu\n", checked);
+	seq_printf(m, "exec_alias_writable %lu\n", writable);
+}
+#else
+static inline void jit_exec_aliases_show(struct seq_file *m)
+{
+}
+#endif
+
 /* Calls of the API that were refused; each also warned. */
 static int jit_api_show(struct seq_file *m, void *v)
 {
@@ -1055,6 +1101,7 @@ static int jit_api_show(struct seq_file *m, void *v)
 	seq_printf(m, "frees %ld\n", atomic_long_read(&jit_frees));
 	seq_printf(m, "text_pokes %ld\n", atomic_long_read(&jit_text_pokes));
 	seq_printf(m, "text_pages %ld\n", atomic_long_read(&jit_text_pages));
+	jit_exec_aliases_show(m);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(jit_api);

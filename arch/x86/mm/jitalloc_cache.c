@@ -35,6 +35,37 @@ bool jit_arch_can_protect_alias(void)
 }
 
 /*
+ * RW of the table entries above a leaf at @level: a clear RW at any level
+ * makes the leaf read-only, as for the MMU.  lookup_address_in_pgd_attr()
+ * cannot tell: it ANDs a bool with "flags & _PAGE_RW" (1 & 2), so its rw
+ * is false whenever it walks a level.
+ */
+static bool jit_upper_levels_rw(unsigned long addr, unsigned int level)
+{
+	pgd_t *pgd = pgd_offset_k(addr);
+	p4d_t *p4d;
+	pud_t *pud;
+	pmd_t *pmd;
+
+	if (!(pgd_flags(*pgd) & _PAGE_RW))
+		return false;
+	if (level >= PG_LEVEL_512G)
+		return true;
+	p4d = p4d_offset(pgd, addr);
+	if (!(p4d_flags(*p4d) & _PAGE_RW))
+		return false;
+	if (level >= PG_LEVEL_1G)
+		return true;
+	pud = pud_offset(p4d, addr);
+	if (!(pud_flags(*pud) & _PAGE_RW))
+		return false;
+	if (level >= PG_LEVEL_2M)
+		return true;
+	pmd = pmd_offset(pud, addr);
+	return pmd_flags(*pmd) & _PAGE_RW;
+}
+
+/*
  * The effective permissions: NX or a clear RW at any level of the walk
  * counts, as for the MMU.
  */
@@ -53,7 +84,7 @@ void jit_arch_kernel_leaf(unsigned long addr, struct jit_leaf *leaf)
 	if (!(pte_flags(pte) & _PAGE_PRESENT))
 		return;
 	leaf->size = page_level_size(level);
-	leaf->writable = rw && pte_write(pte);
+	leaf->writable = pte_write(pte) && jit_upper_levels_rw(addr, level);
 	leaf->exec = !nx && pte_exec(pte);
 }
 

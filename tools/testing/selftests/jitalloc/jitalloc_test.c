@@ -322,6 +322,44 @@ TEST(module_without_core_text)
 }
 
 /*
+ * No executable page the allocator handed out page by page has a writable
+ * linear alias, as the kernel reads its own page tables (debugfs "api"
+ * exec_* keys; the cache's huge pages are checked by the pools' files).
+ * On x86 the 2 MiB test module is loaded meanwhile: no cache page holds
+ * its text, so its hundreds of fallback pages are walked.
+ */
+TEST(exec_aliases_read_only)
+{
+	long checked, writable, protect;
+	const char *dir = testmod_path();
+	char path[512];
+	int bigmod;
+
+	if (jt_read_key(API_PATH, "exec_pages_checked") < 0)
+		SKIP(return, "no exec_* keys in %s: kernel without the cache", API_PATH);
+	snprintf(path, sizeof(path), "%.*s%s.ko",
+		 (int)(strrchr(dir, '/') ? strrchr(dir, '/') - dir + 1 : 0), dir,
+		 BIGMOD_NAME);
+	bigmod = !access("/proc/modules", F_OK) && !access(path, R_OK);
+	if (bigmod)
+		ASSERT_EQ(0, jt_module_load(path, "")) TH_LOG("loading %s", path);
+	checked = jt_read_key(API_PATH, "exec_pages_checked");
+	writable = jt_read_key(API_PATH, "exec_alias_writable");
+	protect = jt_read_key(API_PATH, "exec_aliases_protected");
+	if (bigmod)
+		EXPECT_EQ(0, jt_module_unload(BIGMOD_NAME));
+	printf("# %ld executable pages of page-granular text, %ld with a writable alias",
+	       checked, writable);
+	printf(" (aliases protected here: %ld)\n", protect);
+	if (!bigmod && !checked)
+		SKIP(return, "no executable page-granular text here to check");
+	if (bigmod)
+		EXPECT_LE(512, checked) TH_LOG("the 2 MiB module's text was not walked");
+	if (protect == 1)
+		EXPECT_EQ(0, writable);
+}
+
+/*
  * A module with more than 2 MiB of text cannot be held by a cache huge
  * page: it is served by the counted fallback, read-only and executable
  * from the start with a read-only direct-map alias (the module checks its
@@ -1360,6 +1398,10 @@ static long cache_mapping_errors(void)
 		errors += e;
 	}
 	closedir(dp);
+	/* and the linear aliases of executable page-granular text */
+	e = jt_read_key(API_PATH, "exec_alias_writable");
+	if (errors >= 0 && e > 0 && jt_read_key(API_PATH, "exec_aliases_protected") == 1)
+		errors += e;
 	return errors;
 }
 
