@@ -1046,13 +1046,16 @@ struct dentry *jit_debugfs_dir(void)
 /*
  * Pages of the page-granular text allocations that are mapped executable,
  * and how many of those have a writable linear alias (the cache's own
- * pages are checked by their pools' files), for debugfs "api".  The
- * areas' lock keeps every area walked mapped: jit_free() erases an area
- * before unmapping it.
+ * pages are checked by their pools' files), for debugfs "api": those whose
+ * alias the allocator protected (JIT_AREA_ALIAS: the fallbacks, read-only
+ * from the start) and, apart, those whose user protects them with
+ * set_memory_*() (module init text, x86 ITS thunk pages, which
+ * set_memory_rw() briefly while adding a thunk).  The areas' lock keeps
+ * every area walked mapped: jit_free() erases an area before unmapping it.
  */
 static void jit_exec_aliases_show(struct seq_file *m)
 {
-	unsigned long addr, checked = 0, writable = 0;
+	unsigned long addr, area, checked = 0, writable = 0, others = 0;
 	struct jit_leaf leaf;
 	struct page *page;
 	void *entry;
@@ -1061,7 +1064,8 @@ static void jit_exec_aliases_show(struct seq_file *m)
 
 	mtree_lock(&jit_areas);
 	mas_for_each(&mas, entry, ULONG_MAX) {
-		if (!(xa_to_value(entry) & JIT_AREA_TEXT))
+		area = xa_to_value(entry);
+		if (!(area & JIT_AREA_TEXT))
 			continue;
 		for (addr = mas.index; addr <= mas.last; addr += PAGE_SIZE) {
 			jit_arch_kernel_leaf(addr, &leaf);
@@ -1073,14 +1077,17 @@ static void jit_exec_aliases_show(struct seq_file *m)
 			checked++;
 			jit_arch_kernel_leaf((unsigned long)page_address(page),
 					     &leaf);
-			if (leaf.writable)
+			if (leaf.writable && (area & JIT_AREA_ALIAS))
 				writable++;
+			else if (leaf.writable)
+				others++;
 		}
 	}
 	mtree_unlock(&jit_areas);
 	seq_printf(m, "exec_aliases_protected %d\n", jit_arch_can_protect_alias());
 	seq_printf(m, "exec_pages_checked %lu\n", checked);
 	seq_printf(m, "exec_alias_writable %lu\n", writable);
+	seq_printf(m, "exec_alias_writable_user_protected %lu\n", others);
 }
 #else
 static inline void jit_exec_aliases_show(struct seq_file *m)
