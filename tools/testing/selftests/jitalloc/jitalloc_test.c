@@ -1976,16 +1976,9 @@ static int btf_prog_load(int type, int attach_type, long btf_id, int ret)
 static long prog_run_cnt(int fd)
 {
 	struct bpf_prog_info info;
-	union bpf_attr attr;
+	int err = jt_bpf_prog_info(fd, &info);
 
-	memset(&info, 0, sizeof(info));
-	memset(&attr, 0, sizeof(attr));
-	attr.info.bpf_fd = fd;
-	attr.info.info_len = sizeof(info);
-	attr.info.info = (unsigned long)&info;
-	if (jt_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr))
-		return -errno;
-	return info.run_cnt;
+	return err ? err : info.run_cnt;
 }
 
 /* BPF_PROG_TEST_RUN of a tracing program: calls bpf_fentry_test1() & co. */

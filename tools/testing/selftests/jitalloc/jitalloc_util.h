@@ -291,19 +291,25 @@ static inline int jt_bpf_load_subprog(int ret)
 	return jt_bpf(BPF_PROG_LOAD, &attr);
 }
 
+/* The kernel's bpf_prog_info of program @fd: 0, or -errno. */
+static inline int jt_bpf_prog_info(int fd, struct bpf_prog_info *info)
+{
+	union bpf_attr attr;
+
+	memset(info, 0, sizeof(*info));
+	memset(&attr, 0, sizeof(attr));
+	attr.info.bpf_fd = fd;
+	attr.info.info_len = sizeof(*info);
+	attr.info.info = (unsigned long)info;
+	return jt_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr) ? -errno : 0;
+}
+
 static inline long jt_bpf_jited_len(int fd)
 {
 	struct bpf_prog_info info;
-	union bpf_attr attr;
+	int err = jt_bpf_prog_info(fd, &info);
 
-	memset(&info, 0, sizeof(info));
-	memset(&attr, 0, sizeof(attr));
-	attr.info.bpf_fd = fd;
-	attr.info.info_len = sizeof(info);
-	attr.info.info = (unsigned long)&info;
-	if (jt_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr))
-		return -errno;
-	return info.jited_prog_len;
+	return err ? err : info.jited_prog_len;
 }
 
 /* Run the program once on a dummy packet; returns its return value. */
