@@ -103,12 +103,13 @@ static enum jit_alloc_type jit_area_type(unsigned long area)
 
 static const char * const jit_type_names[JIT_TYPE_NR] = {
 	[JIT_TYPE_MODULE_TEXT]	= "modules",
-	[JIT_TYPE_MODULE_DATA]	= "module-data",
-	[JIT_TYPE_MODULE_INIT]	= "module-init",
+	[JIT_TYPE_MODULE_DATA]	= "module_data",
+	[JIT_TYPE_MODULE_INIT]	= "module_init",
 	[JIT_TYPE_KPROBES]	= "kprobes",
 	[JIT_TYPE_FTRACE]	= "ftrace",
 	[JIT_TYPE_BPF]		= "bpf",
 	[JIT_TYPE_BPF_TRAMPOLINE] = "bpf_trampoline",
+	[JIT_TYPE_ITS]		= "its",
 };
 
 /* Who an area is for, for the trace events. */
@@ -481,10 +482,12 @@ static atomic_long_t jit_fallback_pages[JIT_TYPE_NR];
 
 static const enum jit_cache_user jit_cache_users[JIT_TYPE_NR] = {
 	[JIT_TYPE_MODULE_TEXT]	= JIT_CACHE_USER_MODULES,
+	[JIT_TYPE_MODULE_INIT]	= JIT_CACHE_USER_MODULE_INIT,
 	[JIT_TYPE_KPROBES]	= JIT_CACHE_USER_KPROBES,
 	[JIT_TYPE_FTRACE]	= JIT_CACHE_USER_FTRACE,
 	[JIT_TYPE_BPF]		= JIT_CACHE_USER_BPF,
 	[JIT_TYPE_BPF_TRAMPOLINE] = JIT_CACHE_USER_BPF_TRAMPOLINE,
+	[JIT_TYPE_ITS]		= JIT_CACHE_USER_ITS,
 };
 
 /* Fully free huge pages are given back after this long. */
@@ -502,8 +505,13 @@ static void *jit_cache_text_alloc(enum jit_alloc_type type, size_t len,
 	struct jit_address_space as = jit_ctx.params.types[type];
 	void *p;
 
-	/* kprobes allocates with text_mutex held, see prepare_kprobe() */
-	if (type == JIT_TYPE_KPROBES)
+	/*
+	 * kprobes allocates with text_mutex held, see prepare_kprobe(), and
+	 * so does x86 ITS for a module's thunks, see its_init_mod(); not for
+	 * the kernel's own at boot, which may wait for a huge page
+	 */
+	if (type == JIT_TYPE_KPROBES ||
+	    (type == JIT_TYPE_ITS && system_state != SYSTEM_BOOTING))
 		p = jit_cache_alloc_nowait(jit_pools[type], len,
 					   jit_cache_users[type]);
 	else
@@ -1049,8 +1057,8 @@ struct dentry *jit_debugfs_dir(void)
  * pages are checked by their pools' files), for debugfs "api": those whose
  * alias the allocator protected (JIT_AREA_ALIAS: the fallbacks, read-only
  * from the start) and, apart, those whose user protects them with
- * set_memory_*() (module init text, x86 ITS thunk pages, which
- * set_memory_rw() briefly while adding a thunk).  The areas' lock keeps
+ * set_memory_*() (text of types the architecture does not cache, e.g.
+ * arm64 module init text).  The areas' lock keeps
  * every area walked mapped: jit_free() erases an area before unmapping it.
  */
 static void jit_exec_aliases_show(struct seq_file *m)

@@ -132,6 +132,8 @@ static const char * const jit_cache_user_names[JIT_CACHE_USER_NR] = {
 	[JIT_CACHE_USER_FTRACE]		= "ftrace",
 	[JIT_CACHE_USER_MODULES]	= "modules",
 	[JIT_CACHE_USER_BPF_TRAMPOLINE]	= "bpf_trampoline",
+	[JIT_CACHE_USER_MODULE_INIT]	= "module_init",
+	[JIT_CACHE_USER_ITS]		= "its",
 };
 
 /**

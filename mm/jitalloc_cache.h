@@ -38,6 +38,8 @@
  * @JIT_CACHE_USER_FTRACE: ftrace trampolines
  * @JIT_CACHE_USER_MODULES: module text
  * @JIT_CACHE_USER_BPF_TRAMPOLINE: trampolines of BPF programs and struct_ops
+ * @JIT_CACHE_USER_MODULE_INIT: init text of modules, until it is freed
+ * @JIT_CACHE_USER_ITS: x86 ITS thunk pages
  * @JIT_CACHE_USER_NR: number of users
  */
 enum jit_cache_user {
@@ -47,6 +49,8 @@ enum jit_cache_user {
 	JIT_CACHE_USER_FTRACE,
 	JIT_CACHE_USER_MODULES,
 	JIT_CACHE_USER_BPF_TRAMPOLINE,
+	JIT_CACHE_USER_MODULE_INIT,
+	JIT_CACHE_USER_ITS,
 	JIT_CACHE_USER_NR,
 };
 

@@ -133,6 +133,7 @@ static const char * const jit_test_type_names[JIT_TYPE_NR] = {
 	[JIT_TYPE_FTRACE]	= "ftrace",
 	[JIT_TYPE_BPF]		= "bpf",
 	[JIT_TYPE_BPF_TRAMPOLINE] = "bpf trampoline",
+	[JIT_TYPE_ITS]		= "its thunks",
 };
 
 /* ===== Placement ===== */

@@ -53,14 +53,16 @@ enum jit_alloc_flags {
  * enum jit_alloc_type - who an allocation is for, to choose its placement
  * @JIT_TYPE_MODULE_TEXT: text of loadable modules
  * @JIT_TYPE_MODULE_DATA: data and read-only data of loadable modules
- * @JIT_TYPE_MODULE_INIT: init sections of loadable modules, text and data
- *	together, written by the loader and freed after init
+ * @JIT_TYPE_MODULE_INIT: init text of loadable modules, written by the
+ *	loader and freed after init (their init data is %JIT_TYPE_MODULE_DATA)
  * @JIT_TYPE_KPROBES: kprobes instruction slots
  * @JIT_TYPE_FTRACE: ftrace trampolines
  * @JIT_TYPE_BPF: BPF programs and dispatchers, and trampolines where the
  *	architecture does not allocate them as %JIT_TYPE_BPF_TRAMPOLINE
  * @JIT_TYPE_BPF_TRAMPOLINE: trampolines of BPF programs and struct_ops maps,
  *	on architectures that write them with text poking
+ * @JIT_TYPE_ITS: pages of x86 indirect-branch thunks (the ITS mitigation),
+ *	allocated while text_mutex is held and written with text poking
  * @JIT_TYPE_NR: number of types
  *
  * %JIT_TYPE_MODULE_DATA is a data type; every other type is a text type.
@@ -76,6 +78,7 @@ enum jit_alloc_type {
 	JIT_TYPE_FTRACE,
 	JIT_TYPE_BPF,
 	JIT_TYPE_BPF_TRAMPOLINE,
+	JIT_TYPE_ITS,
 	JIT_TYPE_NR,
 };
 

@@ -18,11 +18,13 @@ static struct jit_alloc_params jit_alloc_params __ro_after_init = {
 	.text_fill	= INT3_INSN_OPCODE,
 	/*
 	 * Their users write only with jit_update_copy() or text_poke(); the
-	 * module loader relocates text in a copy, module_writable_address().
+	 * module loader relocates core and init text in copies,
+	 * module_writable_address().
 	 */
-	.cache_types	= BIT(JIT_TYPE_MODULE_TEXT) | BIT(JIT_TYPE_KPROBES) |
-			  BIT(JIT_TYPE_FTRACE) | BIT(JIT_TYPE_BPF) |
-			  BIT(JIT_TYPE_BPF_TRAMPOLINE),
+	.cache_types	= BIT(JIT_TYPE_MODULE_TEXT) | BIT(JIT_TYPE_MODULE_INIT) |
+			  BIT(JIT_TYPE_KPROBES) | BIT(JIT_TYPE_FTRACE) |
+			  BIT(JIT_TYPE_BPF) | BIT(JIT_TYPE_BPF_TRAMPOLINE) |
+			  BIT(JIT_TYPE_ITS),
 };
 
 /**

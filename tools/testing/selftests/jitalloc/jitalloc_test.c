@@ -276,7 +276,7 @@ static int retpolines_on(void)
  */
 TEST(module_text_written_once)
 {
-	long before, after;
+	long before, after, writes = 1;
 	char pool[512], buf[64];
 
 	if (access("/proc/modules", F_OK))
@@ -296,8 +296,168 @@ TEST(module_text_written_once)
 		EXPECT_NE(0, mod_section_addr(TESTMOD_NAME, ".retpoline_sites"));
 		EXPECT_NE(0, mod_section_addr(TESTMOD_NAME, ".return_sites"));
 	}
-	EXPECT_EQ(before + 1, after) TH_LOG("text pokes during the load");
+	/* its init text is written once too, where it is read-only */
+	if (!cache_pool("module_init", pool, sizeof(pool)))
+		writes++;
+	EXPECT_EQ(before + writes, after) TH_LOG("text pokes during the load");
 	ASSERT_EQ(0, jt_module_unload(TESTMOD_NAME));
+}
+
+#define INIT_EV_INSTANCE	JT_TRACEFS "/instances/jt_init_events"
+
+static long settled_key_for(const char *path, const char *key, int polls);
+static long wait_key(const char *path, const char *key, long want, int polls);
+static long pools_sum(const char *key);
+
+/*
+ * The module_init chunk allocation and free in the trace of
+ * INIT_EV_INSTANCE: the address and length allocated, and whether the
+ * same address was freed afterwards.  -1 if there is no such allocation.
+ */
+static int init_text_events(unsigned long *addr, unsigned long *len,
+			    int *freed)
+{
+	char line[512], want[64];
+	FILE *f = fopen(INIT_EV_INSTANCE "/trace", "r");
+	int found = -1;
+	char *p;
+
+	*freed = 0;
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (line[0] == '#' || !strstr(line, "user=module_init "))
+			continue;
+		p = strstr(line, "addr=0x");
+		if (!p)
+			continue;
+		if (found < 0 && strstr(line, " jit_alloc: ") &&
+		    strstr(line, "backend=chunk")) {
+			*addr = strtoul(p + 5, NULL, 16);
+			p = strstr(line, " len=");
+			*len = p ? strtoul(p + 5, NULL, 10) : 0;
+			snprintf(want, sizeof(want), "addr=0x%lx ", *addr);
+			found = 0;
+		} else if (!found && strstr(line, " jit_free: ") &&
+			   strstr(line, want)) {
+			*freed = 1;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * Module init text is read-only and executable from allocation where the
+ * architecture caches it (x86): a chunk of a cache huge page, relocated
+ * and patched in a copy and written once, mapped "rx" in a 2 MiB leaf
+ * while the module's init code runs, and freed after init.  The init code
+ * checks its own init text, init read-only data and init data (relocated
+ * pointers, an indirect call site, alternatives) wherever they live.
+ */
+TEST(module_init_text_from_cache)
+{
+	unsigned long init_text = 0, addr = 0, len = 0;
+	char pool[512], buf[64];
+	long before = 0, after;
+	int freed = 0, cached;
+
+	if (access("/proc/modules", F_OK))
+		SKIP(return, "kernel built without CONFIG_MODULES");
+	cached = !cache_pool("module_init", pool, sizeof(pool));
+#ifdef __x86_64__
+	if (pools_sum("huge_pages") >= 0)
+		ASSERT_TRUE(cached) TH_LOG("x86 module init text is not served by the cache");
+#endif
+	if (cached) {
+		ASSERT_EQ(0, access(JT_TRACEFS "/events/jitalloc/jit_alloc", F_OK));
+		before = settled_key_for(pool, "bytes_in_use_module_init", 5);
+		ASSERT_LE(0, before);
+		rmdir(INIT_EV_INSTANCE);
+		ASSERT_EQ(0, mkdir(INIT_EV_INSTANCE, 0755)) TH_LOG("%s", strerror(errno));
+		ASSERT_EQ(0, jt_write(INIT_EV_INSTANCE "/buffer_size_kb", "1024"));
+		ASSERT_EQ(0, jt_write(INIT_EV_INSTANCE "/events/jitalloc/jit_alloc/enable", "1"));
+		ASSERT_EQ(0, jt_write(INIT_EV_INSTANCE "/events/jitalloc/jit_free/enable", "1"));
+	}
+
+	ASSERT_EQ(0, jt_module_load(testmod_path(), ""));
+	ASSERT_LT(0, jt_read("/sys/module/" TESTMOD_NAME "/parameters/selfcheck",
+			     buf, sizeof(buf)));
+	EXPECT_STREQ("ok\n", buf);
+	ASSERT_LT(0, jt_read("/sys/module/" TESTMOD_NAME "/parameters/initcheck",
+			     buf, sizeof(buf)));
+	EXPECT_STREQ("ok\n", buf);
+	ASSERT_LT(0, jt_read("/sys/module/" TESTMOD_NAME "/parameters/init_text",
+			     buf, sizeof(buf)));
+	printf("# init text while init ran: %s", buf);
+	init_text = mod_section_addr(TESTMOD_NAME, ".init.text");
+	EXPECT_NE(0, init_text);
+
+	if (cached) {
+		/* init is freed by a work item after an RCU grace period */
+		after = wait_key(pool, "bytes_in_use_module_init", before, 50);
+		EXPECT_EQ(before, after) TH_LOG("init text not freed after init");
+		jt_write(INIT_EV_INSTANCE "/events/jitalloc/enable", "0");
+		EXPECT_EQ(0, init_text_events(&addr, &len, &freed))
+			TH_LOG("no module_init chunk allocation traced");
+		printf("# init text at 0x%lx: chunk 0x%lx + %lu, freed after init: %s\n",
+		       init_text, addr, len, freed ? "yes" : "no");
+		EXPECT_TRUE(init_text >= addr && init_text < addr + len);
+		EXPECT_TRUE(freed);
+#ifdef __x86_64__
+		EXPECT_STREQ("rx 2M rox\n", buf);
+#else
+		EXPECT_NE(NULL, strstr(buf, "rox"));
+#endif
+		rmdir(INIT_EV_INSTANCE);
+	} else {
+		/* page-granular init text, protected with set_memory_*() */
+		EXPECT_EQ(NULL, strstr(buf, "rox"));
+	}
+	ASSERT_EQ(0, jt_module_unload(TESTMOD_NAME));
+}
+
+/*
+ * x86 ITS thunk pages are read-only and executable from allocation: chunks
+ * of the shared pool, written by text poking.  The kernel's own thunks,
+ * added at boot and never freed, are in the pool; a module's come and go
+ * with it; and no executable page is left that its user protects with
+ * set_memory_*().  ITS thunks replace indirect branches only where those
+ * are not retpolines (IBRS or eIBRS parts), which TCG cannot emulate.
+ */
+TEST(its_thunks_from_cache)
+{
+	long boot, loaded, after;
+	char pool[512], buf[256];
+
+	if (jt_read("/sys/devices/system/cpu/vulnerabilities/indirect_target_selection",
+		    buf, sizeof(buf)) <= 0 || !strstr(buf, "Aligned branch/return thunks"))
+		SKIP(return, "no ITS thunks here (x86 with the ITS mitigation only)");
+	if (access("/proc/modules", F_OK))
+		SKIP(return, "without CONFIG_MODULES ITS uses the kernel's static thunks");
+	if (pools_sum("huge_pages") < 0)
+		SKIP(return, "no jitalloc cache pool here");
+	ASSERT_EQ(0, cache_pool("its", pool, sizeof(pool)))
+		TH_LOG("x86 ITS thunk pages are not served by the cache");
+	EXPECT_EQ(0, jt_read_key(API_PATH, "exec_alias_writable_user_protected"));
+	if (retpolines_on())
+		SKIP(return, "indirect branches are retpolines here, so no ITS thunk is made (needs an IBRS or eIBRS CPU, which TCG does not emulate)");
+
+	boot = jt_read_key(pool, "bytes_in_use_its");
+	printf("# ITS thunk bytes in the cache at rest: %ld\n", boot);
+	EXPECT_LT(0, boot) TH_LOG("the kernel's own thunks are not in the cache");
+	ASSERT_EQ(0, jt_module_load(testmod_path(), ""));
+	loaded = jt_read_key(pool, "bytes_in_use_its");
+	ASSERT_LT(0, jt_read("/sys/module/" TESTMOD_NAME "/parameters/selfcheck",
+			     buf, sizeof(buf)));
+	EXPECT_STREQ("ok\n", buf);
+	EXPECT_EQ(0, jt_read_key(API_PATH, "exec_alias_writable_user_protected"));
+	ASSERT_EQ(0, jt_module_unload(TESTMOD_NAME));
+	after = wait_key(pool, "bytes_in_use_its", boot, 20);
+	printf("# with %s loaded: %ld, after unload: %ld\n", TESTMOD_NAME,
+	       loaded, after);
+	EXPECT_LE(boot, loaded);
+	EXPECT_EQ(boot, after);
 }
 
 /* A module with only __init code has no core text, and loads as on stock. */

@@ -9,10 +9,13 @@
  * On load it checks that all of them work and publishes the result in
  * /sys/module/jitalloc_testmod/parameters/selfcheck ("ok" or the first
  * failure); the selftest reads that file and the page-table protections
- * of the module's sections.
+ * of the module's sections.  Its init code does the same with init text,
+ * init read-only data and init data (initcheck), and says how its init
+ * text is mapped while it runs (init_text).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+#include <linux/jitalloc.h>
 #include <linux/jump_label.h>
 #include <linux/kallsyms.h>
 #include <linux/module.h>
@@ -20,6 +23,7 @@
 #ifdef CONFIG_X86
 #include <asm/alternative.h>
 #include <asm/cpufeatures.h>
+#include <asm/pgtable.h>
 #endif
 #ifdef CONFIG_ARM64
 #include <asm/alternative.h>
@@ -28,6 +32,10 @@
 
 static char selfcheck[32] = "not run";
 module_param_string(selfcheck, selfcheck, sizeof(selfcheck), 0444);
+static char initcheck[32] = "not run";
+module_param_string(initcheck, initcheck, sizeof(initcheck), 0444);
+static char init_text[32] = "not run";
+module_param_string(init_text, init_text, sizeof(init_text), 0444);
 
 static const char jt_rodata[] = "jitalloc-testmod-rodata";
 static int jt_data = 41;
@@ -149,11 +157,98 @@ static const char *jt_check(void)
 	return "ok";
 }
 
+/*
+ * Init text, read-only data and data, in their own allocations: init text
+ * calling init and core text through pointers in init data (relocations
+ * against both, an indirect call site in init text), and on x86 an
+ * alternative site in init text.
+ */
+static const char jt_init_rodata[] __initconst = "jitalloc-init-rodata";
+static int jt_init_data __initdata = 6;
+
+static noinline int __init jt_init_add(int a, int b)
+{
+	return a + b + jt_init_data;
+}
+
+static int (*jt_init_ops[])(int, int) __initdata = { jt_init_add, jt_mul };
+
+static noinline int __init jt_init_call(int i, int a, int b)
+{
+	int (*op)(int, int) = jt_init_ops[i];
+
+	OPTIMIZER_HIDE_VAR(op);
+	return op(a, b);
+}
+
+#ifdef CONFIG_X86
+static noinline int __init jt_init_alternatives(void)
+{
+	int v = 0;
+
+	asm volatile(ALTERNATIVE("", "incl %0", X86_FEATURE_ALWAYS) : "+m" (v));
+	asm volatile(ALTERNATIVE("", "addl $2, %0", X86_FEATURE_XENPV) : "+m" (v));
+	return v;
+}
+#else
+static int __init jt_init_alternatives(void)
+{
+	return 1;
+}
+#endif
+
+static const char * __init jt_init_check(void)
+{
+	if (jt_init_call(0, 2, 3) != 11 || jt_init_call(1, 2, 3) != 6)
+		return "call";
+	if (strcmp(jt_init_rodata, "jitalloc-init-rodata"))
+		return "rodata";
+	jt_init_data++;
+	if (jt_init_call(0, 0, 0) != 7)
+		return "data";
+	if (jt_init_alternatives() != 1)
+		return "alternatives";
+	/* init text and init data belong to this module */
+	if (!jt_owned(jt_init_call) || !jt_owned(&jt_init_data) ||
+	    !jt_owned(jt_init_rodata))
+		return "lookup";
+	return "ok";
+}
+
+/*
+ * How the init text is mapped while it runs: on x86 its page-table leaf,
+ * "rx 2M" for a cache huge page; then "rox" if jitalloc hands it out
+ * read-only and executable from the start, else "plain".
+ */
+static void __init jt_init_text_mapping(void)
+{
+	const char *rox = jit_is_rox_text(jt_init_call) ? "rox" : "plain";
+#ifdef CONFIG_X86
+	unsigned int level;
+	pte_t *pte = lookup_address((unsigned long)jt_init_call, &level);
+
+	if (!pte || !pte_present(*pte)) {
+		strscpy(init_text, "unmapped", sizeof(init_text));
+		return;
+	}
+	snprintf(init_text, sizeof(init_text), "%c%c %s %s",
+		 pte_write(*pte) ? 'w' : 'r', pte_exec(*pte) ? 'x' : '-',
+		 level == PG_LEVEL_2M ? "2M" :
+		 level == PG_LEVEL_4K ? "4K" : "other", rox);
+#else
+	strscpy(init_text, rox, sizeof(init_text));
+#endif
+}
+
 static int __init jitalloc_testmod_init(void)
 {
 	strscpy(selfcheck, jt_check(), sizeof(selfcheck));
 	if (strcmp(selfcheck, "ok"))
 		pr_err("self check failed: %s\n", selfcheck);
+	strscpy(initcheck, jt_init_check(), sizeof(initcheck));
+	if (strcmp(initcheck, "ok"))
+		pr_err("init self check failed: %s\n", initcheck);
+	jt_init_text_mapping();
 	return 0;
 }
 
