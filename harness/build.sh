@@ -88,6 +88,10 @@ if grep -q '^CONFIG_MODULES=y' "$O/.config"; then
 			[ -f "$ko" ] && [ "$O/vmlinux" -nt "$ko" ] && rm -f "$ko"
 		done
 		stage "build $(basename "$src") $arch-$variant" "$log" kmake M="$mdir" modules || exit 1
+		# the livepatch test module's klp relocation (klp-convert's job)
+		if [ -f "$mdir/jitalloc_klp.ko" ]; then
+			python3 "$mdir/klp_fixup.py" "$mdir/jitalloc_klp.ko" || exit 1
+		fi
 	done
 fi
 exit 0

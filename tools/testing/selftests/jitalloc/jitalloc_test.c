@@ -441,7 +441,7 @@ TEST(its_thunks_from_cache)
 		TH_LOG("x86 ITS thunk pages are not served by the cache");
 	EXPECT_EQ(0, jt_read_key(API_PATH, "exec_alias_writable_user_protected"));
 	if (retpolines_on())
-		SKIP(return, "indirect branches are retpolines here, so no ITS thunk is made (needs an IBRS or eIBRS CPU, which TCG does not emulate)");
+		SKIP(return, "retpolines here, no ITS thunks (IBRS/eIBRS only; not in TCG)");
 
 	boot = jt_read_key(pool, "bytes_in_use_its");
 	printf("# ITS thunk bytes in the cache at rest: %ld\n", boot);
@@ -2376,6 +2376,83 @@ TEST(livepatch_samples)
 	EXPECT_NE(NULL, strstr(log, KLP_COMING " -> [MODULE_STATE_COMING]"));
 	EXPECT_NE(NULL, strstr(log, "post_unpatch_callback: livepatch_callbacks_mod"));
 	EXPECT_NE(NULL, strstr(log, "post_unpatch_callback: vmlinux"));
+}
+
+/* Address of module @mod's symbol @name in /proc/kallsyms, or 0. */
+static unsigned long kallsyms_addr(const char *mod, const char *name)
+{
+	char line[512], sym[256], owner[128];
+	unsigned long addr, ret = 0;
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char type;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "%lx %c %255s [%127[^]]]", &addr, &type, sym,
+			   owner) == 4 && !strcmp(sym, name) && !strcmp(owner, mod)) {
+			ret = addr;
+			break;
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
+/*
+ * A klp relocation against a module is applied when that module comes,
+ * long after the livepatch's text was written read-only: on x86 by text
+ * poking.  jitalloc_klp (x86 debug kernel) holds such a relocation, an
+ * 8-byte slot relocated against jt_add() of jitalloc_testmod: 0 while the
+ * test module is away, jt_add()'s address once it is loaded, in the
+ * livepatch's read-only text; the patch replaces jt_patchable() of the
+ * test module loaded after it, and disables and unloads cleanly.
+ */
+TEST(livepatch_klp_relocation)
+{
+	char path[512], buf[64];
+	unsigned long site, jt_add;
+
+	if (access(KLP_DIR, F_OK))
+		SKIP(return, "no livepatch here (the debug kernel has it)");
+	ko_path(path, sizeof(path), "jitalloc_klp.ko");
+	ASSERT_EQ(0, access(path, R_OK)) TH_LOG("%s: %s", path, strerror(errno));
+	jt_module_unload(TESTMOD_NAME);
+
+	ASSERT_EQ(0, jt_module_load(path, "")) TH_LOG("loading %s", path);
+	ASSERT_EQ(0, klp_settled("jitalloc_klp"));
+	ASSERT_LT(0, jt_read("/sys/module/jitalloc_klp/parameters/site", buf, sizeof(buf)));
+	EXPECT_STREQ("0\n", buf) TH_LOG("relocated before its module came");
+	ASSERT_LT(0, jt_read("/sys/module/jitalloc_klp/parameters/site_text",
+			     buf, sizeof(buf)));
+	EXPECT_STREQ("rox\n", buf);
+
+	ASSERT_EQ(0, jt_module_load(testmod_path(), ""));
+	ASSERT_EQ(0, klp_settled("jitalloc_klp"));
+	ASSERT_LT(0, jt_read("/sys/module/" TESTMOD_NAME "/parameters/selfcheck",
+			     buf, sizeof(buf)));
+	EXPECT_STREQ("ok\n", buf);
+	ASSERT_LT(0, jt_read("/sys/module/" TESTMOD_NAME "/parameters/patchable",
+			     buf, sizeof(buf)));
+	EXPECT_STREQ("42\n", buf) TH_LOG("jt_patchable() not replaced");
+	ASSERT_LT(0, jt_read("/sys/module/jitalloc_klp/parameters/site", buf, sizeof(buf)));
+	site = strtoul(buf, NULL, 16);
+	jt_add = kallsyms_addr(TESTMOD_NAME, "jt_add");
+	printf("# klp relocation: slot 0x%lx, jt_add at 0x%lx\n", site, jt_add);
+	EXPECT_NE(0, jt_add);
+	EXPECT_EQ(jt_add, site);
+	/* 6.1 does not clear klp relocations when their module goes */
+	ASSERT_EQ(0, jt_module_unload(TESTMOD_NAME));
+
+	ASSERT_EQ(0, jt_write(KLP_DIR "jitalloc_klp/enabled", "0"));
+	ASSERT_EQ(0, klp_settled("jitalloc_klp"));
+	EXPECT_EQ(0, jt_module_unload("jitalloc_klp"));
+	/* the test module comes back unpatched */
+	ASSERT_EQ(0, jt_module_load(testmod_path(), ""));
+	ASSERT_LT(0, jt_read("/sys/module/" TESTMOD_NAME "/parameters/patchable",
+			     buf, sizeof(buf)));
+	EXPECT_STREQ("1\n", buf);
+	ASSERT_EQ(0, jt_module_unload(TESTMOD_NAME));
 }
 
 /*

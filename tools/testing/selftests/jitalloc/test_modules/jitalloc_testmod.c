@@ -67,6 +67,25 @@ static noinline int jt_call(int i, int a, int b)
 	return op(a, b);
 }
 
+/*
+ * Replaced by the livepatch test module jitalloc_klp (42), and read
+ * through /sys/module/jitalloc_testmod/parameters/patchable.
+ */
+static noinline int jt_patchable(void)
+{
+	return 1;
+}
+
+static int jt_patchable_get(char *buf, const struct kernel_param *kp)
+{
+	return sprintf(buf, "%d\n", jt_patchable());
+}
+
+static const struct kernel_param_ops jt_patchable_ops = {
+	.get = jt_patchable_get,
+};
+module_param_cb(patchable, &jt_patchable_ops, NULL, 0444);
+
 static noinline int jt_keyed(void)
 {
 	if (static_branch_unlikely(&jt_key))
