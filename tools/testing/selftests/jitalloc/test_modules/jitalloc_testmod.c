@@ -15,11 +15,14 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
-#include <linux/jitalloc.h>
 #include <linux/jump_label.h>
 #include <linux/kallsyms.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+/* also built against stock 6.1, which has no jit allocator */
+#if IS_ENABLED(CONFIG_JIT_ALLOC)
+#include <linux/jitalloc.h>
+#endif
 #ifdef CONFIG_X86
 #include <asm/alternative.h>
 #include <asm/cpufeatures.h>
@@ -239,9 +242,18 @@ static const char * __init jt_init_check(void)
  * "rx 2M" for a cache huge page; then "rox" if jitalloc hands it out
  * read-only and executable from the start, else "plain".
  */
+static const char * __init jt_init_text_kind(void)
+{
+#if IS_ENABLED(CONFIG_JIT_ALLOC)
+	if (jit_is_rox_text(jt_init_call))
+		return "rox";
+#endif
+	return "plain";
+}
+
 static void __init jt_init_text_mapping(void)
 {
-	const char *rox = jit_is_rox_text(jt_init_call) ? "rox" : "plain";
+	const char *rox = jt_init_text_kind();
 #ifdef CONFIG_X86
 	unsigned int level;
 	pte_t *pte = lookup_address((unsigned long)jt_init_call, &level);
