@@ -233,9 +233,11 @@ static long claim_exec_areas(void)
 
 /*
  * Claim (chunks): small JIT allocations are chunks of shared huge pages,
- * not a vmalloc area and a page each: the workload adds at most one
- * executable vmalloc area (a huge page, when the cache needs one more).
- * Stock 6.1 adds an area per ftrace trampoline.
+ * not a vmalloc area and a page each: the workload adds at most two
+ * executable vmalloc areas, a huge page when the cache needs one more and,
+ * when its pool had none left (the grace reclaim and the shrinker may have
+ * taken them), the spare page the pool maps beside it.  Stock 6.1 adds an
+ * area per ftrace trampoline (10 here).
  */
 TEST(jit_users_share_exec_areas)
 {
@@ -254,7 +256,7 @@ TEST(jit_users_share_exec_areas)
 	ASSERT_EQ(0, loaded) TH_LOG("workload: %s", strerror(errno));
 	printf("# executable vmalloc areas: %ld before, %ld with the workload\n",
 	       before, after);
-	EXPECT_GE(before + 1, after)
+	EXPECT_GE(before + 2, after)
 		TH_LOG("executable vmalloc areas: %ld before, %ld with the workload",
 		       before, after);
 }
