@@ -5,6 +5,13 @@
 # and one patch per entry of patches/series.  New files from the overlay
 # go into the patch whose message names them in an "Adds: <path>" line;
 # the line itself is dropped from the message.
+# The overlay holds each added file in its final form.  A later patch that
+# changes an added file (an arch opting a type into the cache once its users
+# write through jit_update, say) has that change in patches/staged/NNNN.diff,
+# NNNN being the patch's number: the file goes into its "Adds:" patch with
+# the staged changes of all later patches taken back, and each patch gets
+# its own staged change, so every step holds the files as they were then.
+# At the end every file of the export must equal the overlay's.
 # SERIES_BUILD=ARCH additionally builds each step (slow) to show that
 # every patch builds on its own.
 . "$(dirname "$0")/lib.sh"
@@ -19,19 +26,46 @@ git -C "$SRC_BASE" worktree add -q -f -B series-export "$work" base ||
 	die "could not create $work"
 git_w() { git -C "$work" -c user.name="jitalloc developers" -c user.email=jitalloc@localhost "$@"; }
 
+staged=$TOP/patches/staged
+# added_version FILE NUM DEST: FILE as patch NUM adds it, i.e. the overlay's
+# FILE with the staged changes of the patches after NUM taken back, the
+# newest first
+added_version() {
+	local f=$1 num=$2 dest=$3 d n tmp
+	tmp=$(mktemp -d)
+	mkdir -p "$tmp/$(dirname "$f")"
+	cp "$TOP/$f" "$tmp/$f"
+	for d in $(ls -r "$staged"/[0-9][0-9][0-9][0-9].diff 2>/dev/null); do
+		n=$(basename "$d" .diff)
+		[ "$((10#$n))" -gt "$((10#$num))" ] || continue
+		[ -n "$(cd "$tmp" && git apply --numstat --include="$f" "$d")" ] || continue
+		(cd "$tmp" && git apply -R --include="$f" "$d") || {
+			rm -rf "$tmp"
+			die "patches/staged/$n.diff cannot be taken back from $f: make its hunks match the file"
+		}
+	done
+	cp "$tmp/$f" "$dest"
+	rm -rf "$tmp"
+}
+
 claimed=$(mktemp)
 while read -r p; do
 	case "$p" in ''|'#'*) continue ;; esac
 	git_w am -q "$TOP/patches/$p" || { git_w am --abort; die "patch $p does not apply"; }
+	num=${p%%-*}
 	adds=$(git_w log -1 --format=%B | sed -n 's/^Adds: *//p')
-	[ -n "$adds" ] || continue
 	for f in $adds; do
 		[ -f "$TOP/$f" ] || die "patch $p says 'Adds: $f' but $f is not in the repo"
 		mkdir -p "$work/$(dirname "$f")"
-		cp "$TOP/$f" "$work/$f"
+		added_version "$f" "$num" "$work/$f"
 		git_w add -f "$f"
 		echo "$f" >>"$claimed"
 	done
+	if [ -f "$staged/$num.diff" ]; then
+		git_w apply --index "$staged/$num.diff" ||
+			die "patches/staged/$num.diff does not apply after $p (it may only change files earlier patches add)"
+	fi
+	[ -n "$adds" ] || [ -f "$staged/$num.diff" ] || continue
 	msg=$(git_w log -1 --format=%B | grep -v '^Adds: ')
 	git_w commit -q --amend -m "$msg"
 	if [ -n "$SERIES_BUILD" ]; then
@@ -56,6 +90,20 @@ if [ -n "$unclaimed" ]; then
 Files of the series that no earlier patch adds:
 $(echo "$unclaimed" | sed 's/^/  /')"
 fi
+
+for d in "$staged"/*.diff; do
+	[ -e "$d" ] || continue
+	n=$(basename "$d" .diff)
+	grep -q "^$n-" "$TOP/patches/series" ||
+		die "patches/staged/$n.diff belongs to no patch in patches/series"
+done
+for r in $OVERLAY_ROOTS; do
+	[ -d "$TOP/$r" ] || continue
+	(cd "$TOP" && find "$r" -type f)
+done | while read -r f; do
+	cmp -s "$TOP/$f" "$work/$f" ||
+		die "the exported series leaves $f different from the overlay's: check patches/staged"
+done || exit 1
 
 rm -rf "$dest" && mkdir -p "$dest"
 git_w format-patch -q --cover-letter --no-signature -o "$dest" base..HEAD ||
