@@ -36,6 +36,16 @@ static const char *testmod_path(void)
 	return p ? p : "./test_modules/" TESTMOD_NAME ".ko";
 }
 
+/* Path of module file @ko next to the test module. */
+static void ko_path(char *buf, size_t size, const char *ko)
+{
+	const char *dir = testmod_path();
+	const char *slash = strrchr(dir, '/');
+
+	snprintf(buf, size, "%.*s%s", (int)(slash ? slash - dir + 1 : 0), dir,
+		 ko);
+}
+
 static unsigned long section_addr(const char *section)
 {
 	char path[256], buf[64];
@@ -464,13 +474,10 @@ TEST(its_thunks_from_cache)
 TEST(module_without_core_text)
 {
 	char path[512], buf[16];
-	const char *dir = testmod_path();
 
 	if (access("/proc/modules", F_OK))
 		SKIP(return, "kernel built without CONFIG_MODULES");
-	snprintf(path, sizeof(path), "%.*s%s.ko",
-		 (int)(strrchr(dir, '/') ? strrchr(dir, '/') - dir + 1 : 0), dir,
-		 INITONLY_NAME);
+	ko_path(path, sizeof(path), INITONLY_NAME ".ko");
 	ASSERT_EQ(0, jt_module_load(path, "")) TH_LOG("loading %s", path);
 	ASSERT_LT(0, jt_read("/sys/module/" INITONLY_NAME "/parameters/ran",
 			     buf, sizeof(buf)));
@@ -491,16 +498,13 @@ TEST(module_without_core_text)
 TEST(exec_aliases_read_only)
 {
 	long before = 0, checked, writable, others, protect;
-	const char *dir = testmod_path();
 	char path[512], api[1024];
 	int bigmod;
 
 	ASSERT_LT(0, jt_read(API_PATH, api, sizeof(api)));
 	if (jt_key_in(api, "exec_pages_checked") < 0)
 		SKIP(return, "no exec_* keys in %s: kernel without the cache", API_PATH);
-	snprintf(path, sizeof(path), "%.*s%s.ko",
-		 (int)(strrchr(dir, '/') ? strrchr(dir, '/') - dir + 1 : 0), dir,
-		 BIGMOD_NAME);
+	ko_path(path, sizeof(path), BIGMOD_NAME ".ko");
 	bigmod = !access("/proc/modules", F_OK) && !access(path, R_OK);
 	if (bigmod) {
 		/* left loaded by an earlier failed run? */
@@ -540,15 +544,12 @@ TEST(module_text_over_2mib)
 {
 	long fb_before, fb_loaded, fb_after;
 	char path[512], pool[512], buf[64];
-	const char *dir = testmod_path();
 	struct jt_pt_entry e = { 0 };
 	unsigned long text;
 
 	if (access("/proc/modules", F_OK))
 		SKIP(return, "kernel built without CONFIG_MODULES");
-	snprintf(path, sizeof(path), "%.*s%s.ko",
-		 (int)(strrchr(dir, '/') ? strrchr(dir, '/') - dir + 1 : 0), dir,
-		 BIGMOD_NAME);
+	ko_path(path, sizeof(path), BIGMOD_NAME ".ko");
 	if (access(path, R_OK))
 		SKIP(return, "%s is built for x86_64 only", BIGMOD_NAME);
 	if (cache_pool("modules", pool, sizeof(pool)))
@@ -1074,7 +1075,6 @@ static int same_counts(const struct pool_counts *a, const struct pool_counts *b)
 static int events_workload(struct __test_metadata *_metadata, int *bigmod)
 {
 	const char *events = JT_TRACEFS "/kprobe_events";
-	const char *dir = testmod_path();
 	char ev[128], list[8192], path[512];
 	int fds[16], i, off;
 
@@ -1102,9 +1102,7 @@ static int events_workload(struct __test_metadata *_metadata, int *bigmod)
 	for (i = 0; i < 16; i++)
 		if (fds[i] >= 0)
 			close(fds[i]);
-	snprintf(path, sizeof(path), "%.*s%s.ko",
-		 (int)(strrchr(dir, '/') ? strrchr(dir, '/') - dir + 1 : 0), dir,
-		 BIGMOD_NAME);
+	ko_path(path, sizeof(path), BIGMOD_NAME ".ko");
 	*bigmod = !access("/proc/modules", F_OK) && !access(path, R_OK);
 	if (*bigmod) {
 		EXPECT_EQ(0, jt_module_load(path, "")) TH_LOG("loading %s", path);
@@ -1211,7 +1209,6 @@ TEST(meminfo_jit_text)
 {
 	long kb, pages, pools, page_kb = getpagesize() / 1024;
 	long before, loaded, after;
-	const char *dir = testmod_path();
 	char path[512];
 
 	if (pools_sum("huge_pages") < 0)
@@ -1226,9 +1223,7 @@ TEST(meminfo_jit_text)
 	EXPECT_LE(pools, kb);
 
 	/* KUnit's cache_test_text_held_pages checks the movement everywhere */
-	snprintf(path, sizeof(path), "%.*s%s.ko",
-		 (int)(strrchr(dir, '/') ? strrchr(dir, '/') - dir + 1 : 0), dir,
-		 BIGMOD_NAME);
+	ko_path(path, sizeof(path), BIGMOD_NAME ".ko");
 	if (access("/proc/modules", F_OK) || access(path, R_OK)) {
 		printf("# no %s here (x86_64 with modules only): JitText checked at rest\n",
 		       BIGMOD_NAME);
@@ -1320,7 +1315,6 @@ TEST(vmstat_jit_counters)
 {
 	struct rlimit nofile = { VM_PROGS_MAX + 64, VM_PROGS_MAX + 64 };
 	long start, pages0, n, i, dmap, dunmap, dreclaim, dshrink, dfallback;
-	const char *dir = testmod_path();
 	struct jit_pool_sums p0, p1;
 	static int fds[VM_PROGS_MAX];
 	struct jit_vmstat v0, v1;
@@ -1370,9 +1364,7 @@ TEST(vmstat_jit_counters)
 		sleep(1);
 	}
 
-	snprintf(path, sizeof(path), "%.*s%s.ko",
-		 (int)(strrchr(dir, '/') ? strrchr(dir, '/') - dir + 1 : 0), dir,
-		 BIGMOD_NAME);
+	ko_path(path, sizeof(path), BIGMOD_NAME ".ko");
 	bigmod = !access("/proc/modules", F_OK) && !access(path, R_OK);
 	if (bigmod) {
 		EXPECT_EQ(0, jt_module_load(path, "")) TH_LOG("loading %s", path);
@@ -2260,16 +2252,6 @@ TEST(bpf_struct_ops_trampoline)
 	EXPECT_EQ(0, jt_bpf(BPF_PROG_TEST_RUN, &attr)) TH_LOG("%s", strerror(errno));
 	EXPECT_EQ(42, attr.test.retval);
 	close(prog);
-}
-
-/* Path of module file @ko next to the test module. */
-static void ko_path(char *buf, size_t size, const char *ko)
-{
-	const char *dir = testmod_path();
-
-	snprintf(buf, size, "%.*s%s",
-		 (int)(strrchr(dir, '/') ? strrchr(dir, '/') - dir + 1 : 0), dir,
-		 ko);
 }
 
 /* Wait for livepatch @name to finish its transition (or to be gone). */
