@@ -38,6 +38,7 @@
 #include <linux/overflow.h>
 #include <linux/printk.h>
 #include <linux/random.h>
+#include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/sizes.h>
 #include <linux/string.h>
@@ -1060,6 +1061,8 @@ struct dentry *jit_debugfs_dir(void)
  * set_memory_*() (text of types the architecture does not cache, e.g.
  * arm64 module init text).  The areas' lock keeps
  * every area walked mapped: jit_free() erases an area before unmapping it.
+ * The lock is let go between areas when someone waits for it or for the
+ * CPU: the walk goes on from the next area still there.
  */
 static void jit_exec_aliases_show(struct seq_file *m)
 {
@@ -1089,6 +1092,12 @@ static void jit_exec_aliases_show(struct seq_file *m)
 				writable++;
 			else if (leaf.writable)
 				others++;
+		}
+		if (need_resched() || spin_needbreak(&jit_areas.ma_lock)) {
+			mas_pause(&mas);
+			mtree_unlock(&jit_areas);
+			cond_resched();
+			mtree_lock(&jit_areas);
 		}
 	}
 	mtree_unlock(&jit_areas);
