@@ -1059,8 +1059,8 @@ struct dentry *jit_debugfs_dir(void)
  * alias the allocator protected (JIT_AREA_ALIAS: the fallbacks, read-only
  * from the start) and, apart, those whose user protects them with
  * set_memory_*() (text of types the architecture does not cache, e.g.
- * arm64 module init text).  The areas' lock keeps
- * every area walked mapped: jit_free() erases an area before unmapping it.
+ * arm64 BPF trampolines).  The areas' lock keeps every area walked
+ * mapped: jit_free() erases an area before unmapping it.
  * The lock is let go between areas when someone waits for it or for the
  * CPU: the walk goes on from the next area still there.
  */

@@ -39,13 +39,13 @@ static bool __init jit_kasan_module_shadow(void)
  * the (randomized) module region, falling back to the 2 GiB window with
  * ARM64_MODULE_PLTS unless KASAN can only shadow the module region.  Text
  * starts out non-executable and its users make it read-only and executable
- * once written.  Module text (relocated and patched in a copy by the
- * loader, see module_writable_address()), kprobes slots and BPF programs,
- * written by patching (aarch64_insn_patch_text(), bpf_arch_text_copy()),
- * are read-only and executable from the start and come from the cache,
- * unless KASAN can only shadow the module region.  Module text keeps the
- * module region's KASLR: when the region was randomized, each huge page
- * goes to a random place in it.
+ * once written.  Module core and init text (relocated and patched in
+ * copies by the loader, see module_writable_address()), kprobes slots and
+ * BPF programs, written by patching (aarch64_insn_patch_text(),
+ * bpf_arch_text_copy()), are read-only and executable from the start and
+ * come from the cache, unless KASAN can only shadow the module region.
+ * Module text keeps the module region's KASLR: when the region was
+ * randomized, each huge page goes to a random place in it.
  */
 struct jit_alloc_params * __init jit_alloc_arch_params(void)
 {
@@ -80,6 +80,7 @@ struct jit_alloc_params * __init jit_alloc_arch_params(void)
 		bpf->start = VMALLOC_START;
 		bpf->end = VMALLOC_END;
 		p->cache_types = BIT(JIT_TYPE_MODULE_TEXT) |
+				 BIT(JIT_TYPE_MODULE_INIT) |
 				 BIT(JIT_TYPE_KPROBES) | BIT(JIT_TYPE_BPF);
 	}
 #ifdef CONFIG_RANDOMIZE_BASE
