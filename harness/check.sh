@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Static checks on what the series adds, each counted as one test:
 #   checkpatch --strict on every overlay C/header file and every patch,
-#   scripts/kernel-doc -none on the overlay kernel sources.
+#   scripts/kernel-doc -none on the overlay kernel sources, and the series
+#   exported with git am (harness/series.sh).
 # Usage: harness/check.sh [--totals FILE]
 . "$(dirname "$0")/lib.sh"
 
@@ -96,6 +97,11 @@ while read -r p; do
 	case "$p" in ''|'#'*) continue ;; esac
 	one "checkpatch patches/$p" checkpatch_patch "patches/$p"
 done <patches/series
+# the series as exported: every patch applies with git am on the pristine
+# base, and the added files, with patches/staged applied step by step,
+# end up as the overlay has them
+one "make series: git am of every patch, added files equal to the overlay" \
+	"$TOP/harness/series.sh"
 echo "done in $(($(date +%s) - start))s"
 echo "checks: $pass passed, $fail failed"
 echo "$pass $fail 0" >>"$totals"

@@ -49,6 +49,7 @@ added_version() {
 }
 
 claimed=$(mktemp)
+trap 'rm -f "$claimed"' EXIT
 while read -r p; do
 	case "$p" in ''|'#'*) continue ;; esac
 	git_w am -q "$TOP/patches/$p" || { git_w am --abort; die "patch $p does not apply"; }
@@ -62,11 +63,15 @@ while read -r p; do
 		echo "$f" >>"$claimed"
 	done
 	if [ -f "$staged/$num.diff" ]; then
+		for f in $(git_w apply --numstat "$staged/$num.diff" | cut -f3); do
+			grep -qxF "$f" "$claimed" ||
+				die "patches/staged/$num.diff changes $f, which no patch before $p adds"
+		done
 		git_w apply --index "$staged/$num.diff" ||
 			die "patches/staged/$num.diff does not apply after $p (it may only change files earlier patches add)"
 	fi
 	[ -n "$adds" ] || [ -f "$staged/$num.diff" ] || continue
-	msg=$(git_w log -1 --format=%B | grep -v '^Adds: ')
+	msg=$(git_w log -1 --format=%B | grep -v '^Adds:')
 	git_w commit -q --amend -m "$msg"
 	if [ -n "$SERIES_BUILD" ]; then
 		O=$OUT/series-$SERIES_BUILD

@@ -39,13 +39,14 @@ static bool __init jit_kasan_module_shadow(void)
  * the (randomized) module region, falling back to the 2 GiB window with
  * ARM64_MODULE_PLTS unless KASAN can only shadow the module region.  Text
  * starts out non-executable and its users make it read-only and executable
- * once written.  Module core and init text (relocated and patched in
- * copies by the loader, see module_writable_address()), kprobes slots and
- * BPF programs, written by patching (aarch64_insn_patch_text(),
- * bpf_arch_text_copy()), are read-only and executable from the start and
- * come from the cache, unless KASAN can only shadow the module region.
- * Module text keeps the module region's KASLR: when the region was
- * randomized, each huge page goes to a random place in it.
+ * once written; kprobes slots, written by aarch64_insn_patch_text(), are
+ * read-only and executable from the start, as alloc_insn_page() mapped
+ * them.  Module core and init text (relocated and patched in copies by the
+ * loader, see module_writable_address()), kprobes slots and BPF programs
+ * (written by bpf_arch_text_copy()) come read-only and executable from the
+ * cache, unless KASAN can only shadow the module region.  Module text
+ * keeps the module region's KASLR: when the region was randomized, each
+ * huge page goes to a random place in it.
  */
 struct jit_alloc_params * __init jit_alloc_arch_params(void)
 {
@@ -71,12 +72,12 @@ struct jit_alloc_params * __init jit_alloc_arch_params(void)
 		p->text.fallback_end = module_alloc_base + SZ_2G;
 	}
 
+	/* wherever they are, nothing but patching writes kprobes slots */
+	kprobes->pgprot = PAGE_KERNEL_ROX;
 	/* The shadow of the rest of vmalloc space is already populated. */
 	if (!jit_kasan_module_shadow()) {
-		kprobes->pgprot = PAGE_KERNEL_ROX;
 		kprobes->start = VMALLOC_START;
 		kprobes->end = VMALLOC_END;
-		bpf->pgprot = PAGE_KERNEL_ROX;
 		bpf->start = VMALLOC_START;
 		bpf->end = VMALLOC_END;
 		p->cache_types = BIT(JIT_TYPE_MODULE_TEXT) |
