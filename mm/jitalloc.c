@@ -1052,6 +1052,31 @@ struct dentry *jit_debugfs_dir(void)
 }
 
 #ifdef CONFIG_JIT_ALLOC_CACHE
+/* Count the executable pages of text area [@start, @last] and their aliases. */
+static void jit_exec_aliases_count(unsigned long start, unsigned long last,
+				   unsigned long area, unsigned long *checked,
+				   unsigned long *writable, unsigned long *others)
+{
+	struct jit_leaf leaf;
+	struct page *page;
+	unsigned long addr;
+
+	for (addr = start; addr <= last; addr += PAGE_SIZE) {
+		jit_arch_kernel_leaf(addr, &leaf);
+		if (!leaf.size || !leaf.exec)
+			continue;
+		page = vmalloc_to_page((void *)addr);
+		if (!page || PageHighMem(page))
+			continue;
+		(*checked)++;
+		jit_arch_kernel_leaf((unsigned long)page_address(page), &leaf);
+		if (leaf.writable && (area & JIT_AREA_ALIAS))
+			(*writable)++;
+		else if (leaf.writable)
+			(*others)++;
+	}
+}
+
 /*
  * Pages of the page-granular text allocations that are mapped executable,
  * and how many of those have a writable linear alias (the cache's own
@@ -1066,9 +1091,7 @@ struct dentry *jit_debugfs_dir(void)
  */
 static void jit_exec_aliases_show(struct seq_file *m)
 {
-	unsigned long addr, area, checked = 0, writable = 0, others = 0;
-	struct jit_leaf leaf;
-	struct page *page;
+	unsigned long area, checked = 0, writable = 0, others = 0;
 	void *entry;
 
 	MA_STATE(mas, &jit_areas, 0, 0);
@@ -1076,23 +1099,9 @@ static void jit_exec_aliases_show(struct seq_file *m)
 	mtree_lock(&jit_areas);
 	mas_for_each(&mas, entry, ULONG_MAX) {
 		area = xa_to_value(entry);
-		if (!(area & JIT_AREA_TEXT))
-			continue;
-		for (addr = mas.index; addr <= mas.last; addr += PAGE_SIZE) {
-			jit_arch_kernel_leaf(addr, &leaf);
-			if (!leaf.size || !leaf.exec)
-				continue;
-			page = vmalloc_to_page((void *)addr);
-			if (!page || PageHighMem(page))
-				continue;
-			checked++;
-			jit_arch_kernel_leaf((unsigned long)page_address(page),
-					     &leaf);
-			if (leaf.writable && (area & JIT_AREA_ALIAS))
-				writable++;
-			else if (leaf.writable)
-				others++;
-		}
+		if (area & JIT_AREA_TEXT)
+			jit_exec_aliases_count(mas.index, mas.last, area, &checked,
+					       &writable, &others);
 		if (need_resched() || spin_needbreak(&jit_areas.ma_lock)) {
 			mas_pause(&mas);
 			mtree_unlock(&jit_areas);
