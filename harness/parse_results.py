@@ -6,7 +6,7 @@ usage: parse_results.py LOG --label L [--kunit SUITE ...] [--selftest NAME ...]
                         [--expect-fail NAME ...] [--expected-skips FILE]
                         [--require LINE ...] [--totals FILE]
 
-Prints every failed test by name, every skipped test with its reason, a
+Prints every failed test by name with the lines it printed on why, every skipped test with its reason, a
 line per expected suite that did not run, and "label: N passed, N failed,
 N skipped".  A suite whose own result is "not ok" fails even when none of
 its cases did (a suite_init failure runs none), and a suite whose plan
@@ -35,6 +35,10 @@ SELFTEST_END = re.compile(r'^### selftest (\S+) end rc=(\d+)')
 PLAN = re.compile(r'^(\s*)1\.\.(\d+)\s*$')
 # kselftest_harness names a test on its RUN line; a skip's result has none
 RUN = re.compile(r'^#\s+RUN\s+(\S+) \.\.\.')
+# What a failed case printed on why (kselftest_harness and KUnit asserts)
+DIAG = re.compile(r'Expected|EXPECTATION FAILED|ASSERTION FAILED|'
+                  r'Test failed|Test terminated|:\d+:')
+DIAG_LINES = 4
 
 
 def clean(line):
@@ -45,6 +49,7 @@ class Tally:
     def __init__(self, expected_skips=None):
         self.passed = self.failed = self.skipped = 0
         self.failures = []
+        self.details = {}
         self.skips = []
         self.xfails = []
         self.expected = expected_skips or []
@@ -58,7 +63,7 @@ class Tally:
                 return True
         return False
 
-    def add(self, status, name, directive):
+    def add(self, status, name, directive, diag=()):
         if self.control:
             if directive and directive.upper().startswith('SKIP'):
                 self.fail(f'{name}: the control skipped: '
@@ -82,6 +87,7 @@ class Tally:
         else:
             self.failed += 1
             self.failures.append(name)
+            self.details[name] = list(diag)
 
     def fail(self, what):
         self.failed += 1
@@ -98,11 +104,15 @@ def parse_tap(lines, prefix, tally):
     root = [None, prefix, None, 0, 0]
     suites = {}
     last_run = ''
+    diag = []
     for raw in lines:
         m = RUN.match(raw)
         if m:
             last_run = m.group(1)
+            diag = []
             continue
+        if not RESULT.match(raw) and DIAG.search(raw):
+            diag.append(raw.strip()[:200])
         m = SUBTEST.match(raw)
         if m:
             stack.append([len(m.group(1)), m.group(2), None, 0, tally.failed])
@@ -137,7 +147,8 @@ def parse_tap(lines, prefix, tally):
             continue
         (stack[-1] if stack else root)[3] += 1
         path = '.'.join([prefix] + [s[1] for s in stack] + [name])
-        tally.add(status, path, directive)
+        tally.add(status, path, directive, diag[:DIAG_LINES])
+        diag = []
     if root[2] is not None and not stack and root[2] != root[3] and \
             prefix.startswith('selftest'):
         tally.fail(f'{prefix}: plan 1..{root[2]}, {root[3]} results')
@@ -242,8 +253,10 @@ def main():
         print(f'{args.label}: XFAIL {name} (fails on stock, as it must)')
     for f in tally.failures:
         print(f'{args.label}: FAIL {f}')
+        for d in tally.details.get(f, []):
+            print(f'{args.label}:   | {d}')
     for m in missing:
-        print(f'{args.label}: expected {m} did not run')
+        print(f'{args.label}: FAIL expected {m} did not run')
     tally.failed += len(missing)
     print(f'{args.label}: {tally.passed} passed, {tally.failed} failed, '
           f'{tally.skipped} skipped')

@@ -27,60 +27,71 @@ for t in $TARGETS; do
 	check_arch "${t%%:*}"
 	check_variant "${t#*:}"
 done
-"$TOP/harness/deps.sh" $arches || exit 1
-"$TOP/harness/fetch.sh" || exit 1
-"$TOP/harness/apply.sh" || exit 1
+run_all() {
+	"$TOP/harness/deps.sh" $arches || { fail_step "deps"; return; }
+	"$TOP/harness/fetch.sh" || { fail_step "fetch"; return; }
+	"$TOP/harness/apply.sh" || { fail_step "apply"; return; }
 
-"$TOP/harness/check.sh" --totals "$totals" || true
+	"$TOP/harness/check.sh" --totals "$totals" || true
 
-for t in $TARGETS; do
-	arch=${t%%:*} variant=${t#*:}
-	label=$arch-$variant
-	if ! "$TOP/harness/build.sh" "$arch" "$variant"; then
-		fail_step "$label: build (log: build/logs/build-$label.log)"
-		continue
-	fi
-	if ! "$TOP/harness/initramfs.sh" "$arch" "$variant"; then
-		fail_step "$label: initramfs (log: build/logs/initramfs-$label.log)"
-		continue
-	fi
-	if [ "$variant" = stock ]; then
-		"$TOP/harness/boot.sh" "$arch" "$variant" control ||
-			fail_step "$label: boot"
-		python3 "$TOP/harness/parse_results.py" \
-			"$LOGS/console-$label-control.log" --label "$label" \
-			--expect-fail jitalloc_control --totals "$totals"
-		continue
-	fi
-	"$TOP/harness/boot.sh" "$arch" "$variant" test || fail_step "$label: boot"
-	# Each variant lists the skips it expects; any other skip fails.
-	skips=$TOP/harness/expected-skips/$label
-	[ -f "$skips" ] || skips=/dev/null
-	require=()
-	[ "$variant" = debug ] && require=(--require "### kmemleak: no leaks after the tests")
-	python3 "$TOP/harness/parse_results.py" "$LOGS/console-$label-test.log" \
-		--label "$label" --kunit $KUNIT_SUITES --selftest $SELFTESTS \
-		--expected-skips "$skips" "${require[@]}" --totals "$totals"
-	# The iTLB model the bench relies on, against known answers.
-	if [ "$variant" = default ]; then
-		if "$TOP/harness/boot.sh" "$arch" "$variant" itlb; then
-			python3 "$TOP/harness/itlb_check.py" \
-				"$LOGS/console-$label-itlb.log" \
-				"$LOGS/itlb-$label-itlb.txt" --arch "$arch" \
-				--label "$label-itlb-model" --require-thp \
-				--totals "$totals"
-		else
-			fail_step "$label: iTLB model boot"
+	for t in $TARGETS; do
+		arch=${t%%:*} variant=${t#*:}
+		label=$arch-$variant
+		if ! "$TOP/harness/build.sh" "$arch" "$variant"; then
+			fail_step "$label: build (log: build/logs/build-$label.log)"
+			continue
 		fi
-	fi
-done
+		if ! "$TOP/harness/initramfs.sh" "$arch" "$variant"; then
+			fail_step "$label: initramfs (log: build/logs/initramfs-$label.log)"
+			continue
+		fi
+		if [ "$variant" = stock ]; then
+			"$TOP/harness/boot.sh" "$arch" "$variant" control ||
+				fail_step "$label: boot"
+			python3 "$TOP/harness/parse_results.py" \
+				"$LOGS/console-$label-control.log" --label "$label" \
+				--expect-fail jitalloc_control --totals "$totals"
+			continue
+		fi
+		"$TOP/harness/boot.sh" "$arch" "$variant" test || fail_step "$label: boot"
+		# Each variant lists the skips it expects; any other skip fails.
+		skips=$TOP/harness/expected-skips/$label
+		[ -f "$skips" ] || skips=/dev/null
+		require=()
+		[ "$variant" = debug ] && require=(--require "### kmemleak: no leaks after the tests")
+		python3 "$TOP/harness/parse_results.py" "$LOGS/console-$label-test.log" \
+			--label "$label" --kunit $KUNIT_SUITES --selftest $SELFTESTS \
+			--expected-skips "$skips" "${require[@]}" --totals "$totals"
+		# The iTLB model the bench relies on, against known answers.
+		if [ "$variant" = default ]; then
+			if "$TOP/harness/boot.sh" "$arch" "$variant" itlb; then
+				python3 "$TOP/harness/itlb_check.py" \
+					"$LOGS/console-$label-itlb.log" \
+					"$LOGS/itlb-$label-itlb.txt" --arch "$arch" \
+					--label "$label-itlb-model" --require-thp \
+					--totals "$totals"
+			else
+				fail_step "$label: iTLB model boot"
+			fi
+		fi
+	done
 
-# sparse: no new warnings in what the series touches, against the stock
-# tree built above from the same fragments.
-if [[ " $TARGETS " == *" x86_64:default "* && " $TARGETS " == *" x86_64:stock "* ]]; then
-	"$TOP/harness/sparse.sh" x86_64 --totals "$totals"
-else
-	echo "sparse: not run (needs targets x86_64:default and x86_64:stock)"
+	# sparse: no new warnings in what the series touches, against the stock
+	# tree built above from the same fragments.
+	if [[ " $TARGETS " == *" x86_64:default "* && " $TARGETS " == *" x86_64:stock "* ]]; then
+		"$TOP/harness/sparse.sh" x86_64 --totals "$totals"
+	else
+		echo "sparse: not run (needs targets x86_64:default and x86_64:stock)"
+	fi
+}
+
+# Everything goes to the terminal and to one log; the failures are
+# repeated just above the totals, so the last lines say what failed.
+run_all 2>&1 | tee "$LOGS/make-test.log"
+failures=$(grep -E '\bFAIL|^[^ ]+:   \| ' "$LOGS/make-test.log")
+if [ -n "$failures" ]; then
+	echo "failures (whole output: build/logs/make-test.log):"
+	echo "$failures" | sed 's/^/  /'
 fi
 
 read -r p f s < <(awk '{p += $1; f += $2; s += $3} END {print p+0, f+0, s+0}' "$totals")
