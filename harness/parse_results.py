@@ -18,6 +18,9 @@ console line that must appear.  With --totals, appends "passed failed
 skipped" to FILE for the caller to sum.  Exit status 1 on any failure or
 missing suite.
 
+A kernel message that the serial console printed into the middle of a
+line of the selftest's output is split back out (see unsplice()).
+
 --expect-fail names selftests that are negative controls (run on stock
 6.1): each of their cases must fail, and is counted as passed and printed
 as XFAIL; a case that passes or skips there fails, since then the test
@@ -43,6 +46,41 @@ DIAG_LINES = 4
 
 def clean(line):
     return TS.sub('', line.rstrip('\r\n'))
+
+
+# A kernel message written to the serial console while a line of user
+# output was still being sent lands inside that line: "o" + "[    5.884086]
+# msg" on one line, "k 12 global.foo" on the next (KTAP/TAP lines lost that
+# way fail the plan).  Give the message its own line and join the halves of
+# the user's line, when the second half is no TAP line by itself.
+EMBEDDED_TS = re.compile(r'\[\s*\d+\.\d{6}\] ')
+
+
+def tap_line(line):
+    return any(rx.match(line) for rx in (RESULT, RUN, PLAN, SUBTEST))
+
+
+def unsplice(raw_lines):
+    out, carry = [], ''
+    for raw in raw_lines:
+        line = raw.rstrip('\r\n')
+        if TS.match(line):
+            out.append(clean(line))
+            continue
+        m = EMBEDDED_TS.search(line)
+        if m:
+            carry += line[:m.start()]
+            out.append(clean(line[m.start():]))
+            continue
+        if carry and not tap_line(line):
+            line = carry + line
+        elif carry:
+            out.append(carry)
+        out.append(line)
+        carry = ''
+    if carry:
+        out.append(carry)
+    return out
 
 
 class Tally:
@@ -179,7 +217,7 @@ def main():
 
     try:
         with open(args.log, errors='replace') as f:
-            lines = [clean(l) for l in f]
+            lines = unsplice(f)
     except OSError as e:
         print(f'{args.label}: cannot read console log: {e}')
         return 1
