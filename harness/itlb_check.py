@@ -7,8 +7,14 @@ usage: itlb_check.py CONSOLE_LOG MODEL_OUT --arch ARCH --label L [--totals F]
 
 The guest (jitload --itlb-validate) calls PAGES one-instruction functions,
 one per 4 KiB page, round robin ROUNDS times, in three windows:
-  fit     32 pages: every modelled L1 iTLB holds them, so each page misses
-          the L1 once (the first round) and is walked once;
+  fit     16 pages: every modelled L1 iTLB holds them, with room for the
+          kernel code an interrupt runs in the window (it shares the L1:
+          48 entries on the modelled arm64 core), so each page misses the
+          L1 once (the first round) and is walked once.  Kernel entries
+          that overflow that room evict the loop's oldest pages, and the
+          round robin then misses at most a round more: one round is
+          allowed per room-full of kernel L1 misses in the window (with
+          32 pages, one boot in five on a loaded host failed that way);
   thrash  512 pages of 4 KiB: more than any modelled L1 holds and fewer
           than the second level holds, so every call misses the L1 and
           only the first round walks;
@@ -27,6 +33,8 @@ import sys
 import benchlib
 
 SLACK = 8
+# L1 iTLB entries for 4 KiB pages of the modelled cores (bench/itlb_model.c)
+L1_ENTRIES = {'x86_64': 128, 'arm64': 48}
 PHASES = {10: 'fit', 11: 'thrash', 12: 'large'}
 
 
@@ -48,8 +56,11 @@ def check(name, arch, pages, rounds, w):
     if looks < pages * rounds:
         bad.append(f'lookups {looks} < {pages * rounds} calls: window missed the loop')
     if name == 'fit':
-        if not pages <= miss <= pages + SLACK:
-            bad.append(f'L1 misses {miss} not in [{pages}, {pages + SLACK}]')
+        room = L1_ENTRIES[arch] - pages - SLACK
+        extra = pages * (w['kernel_l1_misses'] // room)
+        if not pages <= miss <= pages + SLACK + extra:
+            bad.append(f'L1 misses {miss} not in [{pages}, {pages + SLACK + extra}]'
+                       f' ({w["kernel_l1_misses"]} kernel L1 misses in the window)')
         if not pages <= walks <= pages + SLACK:
             bad.append(f'walks {walks} not in [{pages}, {pages + SLACK}]')
     elif name == 'thrash':
