@@ -1083,11 +1083,11 @@ static void jit_exec_aliases_count(unsigned long start, unsigned long last,
  * pages are checked by their pools' files), for debugfs "api": those whose
  * alias the allocator protected (JIT_AREA_ALIAS: the fallbacks, read-only
  * from the start) and, apart, those whose user protects them with
- * set_memory_*() (text of types the architecture does not cache, e.g.
- * arm64 BPF trampolines).  The areas' lock keeps every area walked
- * mapped: jit_free() erases an area before unmapping it.
- * The lock is let go between areas when someone waits for it or for the
- * CPU: the walk goes on from the next area still there.
+ * set_memory_*() (text of types the architecture does not cache).  The
+ * areas' lock keeps every area walked mapped: jit_free() erases an area
+ * before unmapping it.  The lock is let go between areas when someone
+ * waits for it or for the CPU: the walk goes on from the next area still
+ * there.
  */
 static void jit_exec_aliases_show(struct seq_file *m)
 {

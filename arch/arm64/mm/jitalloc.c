@@ -3,10 +3,11 @@
  * arm64 constraints on memory for code.  Module text and data go into the
  * module region, within reach of the kernel's direct branches and ADRP,
  * with a fallback to the 2 GiB window around the kernel when branches can
- * go through PLTs.  kprobes slots and BPF programs are reached through
- * absolute addresses and may be anywhere in vmalloc space.  Module text,
- * kprobes slots and BPF programs are read-only and executable from the
- * start, written by patching, and served from the huge page cache.
+ * go through PLTs.  kprobes slots, BPF programs and BPF trampolines are
+ * reached through absolute addresses (or a PLT) and may be anywhere in
+ * vmalloc space.  Module text, kprobes slots, BPF programs and trampolines
+ * are read-only and executable from the start, written by patching, and
+ * served from the huge page cache.
  */
 
 #include <linux/init.h>
@@ -42,17 +43,18 @@ static bool __init jit_kasan_module_shadow(void)
  * once written; kprobes slots, written by aarch64_insn_patch_text(), are
  * read-only and executable from the start, as alloc_insn_page() mapped
  * them.  Module core and init text (relocated and patched in copies by the
- * loader, see module_writable_address()), kprobes slots and BPF programs
- * (written by bpf_arch_text_copy()) come read-only and executable from the
- * cache, unless KASAN can only shadow the module region.  Module text
- * keeps the module region's KASLR: when the region was randomized, each
- * huge page goes to a random place in it.
+ * loader, see module_writable_address()), kprobes slots, BPF programs and
+ * BPF trampolines (written by bpf_arch_text_copy()) come read-only and
+ * executable from the cache, unless KASAN can only shadow the module
+ * region.  Module text keeps the module region's KASLR: when the region
+ * was randomized, each huge page goes to a random place in it.
  */
 struct jit_alloc_params * __init jit_alloc_arch_params(void)
 {
 	struct jit_alloc_params *p = &jit_alloc_params;
 	struct jit_address_space *kprobes = &p->types[JIT_TYPE_KPROBES];
 	struct jit_address_space *bpf = &p->types[JIT_TYPE_BPF];
+	struct jit_address_space *tramp = &p->types[JIT_TYPE_BPF_TRAMPOLINE];
 	u64 module_alloc_end;
 
 	kaslr_module_init();
@@ -80,9 +82,12 @@ struct jit_alloc_params * __init jit_alloc_arch_params(void)
 		kprobes->end = VMALLOC_END;
 		bpf->start = VMALLOC_START;
 		bpf->end = VMALLOC_END;
+		tramp->start = VMALLOC_START;
+		tramp->end = VMALLOC_END;
 		p->cache_types = BIT(JIT_TYPE_MODULE_TEXT) |
 				 BIT(JIT_TYPE_MODULE_INIT) |
-				 BIT(JIT_TYPE_KPROBES) | BIT(JIT_TYPE_BPF);
+				 BIT(JIT_TYPE_KPROBES) | BIT(JIT_TYPE_BPF) |
+				 BIT(JIT_TYPE_BPF_TRAMPOLINE);
 	}
 #ifdef CONFIG_RANDOMIZE_BASE
 	/* kaslr_module_init() moved the module region */

@@ -320,23 +320,26 @@ static long wait_key(const char *path, const char *key, long want, int polls);
 static long pools_sum(const char *key);
 
 /*
- * The module_init chunk allocation and free in the trace of
- * INIT_EV_INSTANCE: the address and length allocated, and whether the
+ * The first chunk allocation for cache user @user in the trace of trace
+ * instance @instance: the address and length allocated, and whether the
  * same address was freed afterwards.  -1 if there is no such allocation.
  */
-static int init_text_events(unsigned long *addr, unsigned long *len,
-			    int *freed)
+static int chunk_events(const char *instance, const char *user,
+			unsigned long *addr, unsigned long *len, int *freed)
 {
-	char line[512], want[64];
-	FILE *f = fopen(INIT_EV_INSTANCE "/trace", "r");
+	char line[512], want[64], path[256], tag[64];
 	int found = -1;
 	char *p;
+	FILE *f;
 
 	*freed = 0;
+	snprintf(path, sizeof(path), "%s/trace", instance);
+	snprintf(tag, sizeof(tag), "user=%s ", user);
+	f = fopen(path, "r");
 	if (!f)
 		return -1;
 	while (fgets(line, sizeof(line), f)) {
-		if (line[0] == '#' || !strstr(line, "user=module_init "))
+		if (line[0] == '#' || !strstr(line, tag))
 			continue;
 		p = strstr(line, "addr=0x");
 		if (!p)
@@ -407,7 +410,8 @@ TEST(module_init_text_from_cache)
 		after = wait_key(pool, "bytes_in_use_module_init", before, 50);
 		EXPECT_EQ(before, after) TH_LOG("init text not freed after init");
 		jt_write(INIT_EV_INSTANCE "/events/jitalloc/enable", "0");
-		EXPECT_EQ(0, init_text_events(&addr, &len, &freed))
+		EXPECT_EQ(0, chunk_events(INIT_EV_INSTANCE, "module_init", &addr,
+					  &len, &freed))
 			TH_LOG("no module_init chunk allocation traced");
 		printf("# init text at 0x%lx: chunk 0x%lx + %lu, freed after init: %s\n",
 		       init_text, addr, len, freed ? "yes" : "no");
@@ -2104,6 +2108,10 @@ static long kcore_read(int fd, const struct elf64_hdr *eh,
  */
 /* called by BPF_PROG_TEST_RUN of an fentry/fexit program, as in BPF's tests */
 #define TRAMP_FUNC	"bpf_fentry_test1"
+#define ARM64_NO_FENTRY	\
+	"arm64 6.1 attaches fentry/fexit to kernel functions only with ftrace direct calls, which it lacks"
+/* the kernel's ENOTSUPP, which userspace headers do not have */
+#define JT_ENOTSUPP	524
 
 /* "r0 = @ret; exit" of @type attached to kernel BTF type @btf_id */
 static int btf_prog_load(int type, int attach_type, long btf_id, int ret)
@@ -2175,10 +2183,9 @@ TEST(bpf_trampolines_fentry_fexit)
 	before = wait_key(API_PATH, "text_pages",
 			  settled_key_for(API_PATH, "text_pages", 10), 1);
 	cached = !cache_pool("bpf_trampoline", pool, sizeof(pool));
-#ifdef __x86_64__
+	/* x86 and arm64 cache trampolines wherever they cache programs */
 	if (!cache_pool("bpf", pool, sizeof(pool)))
-		ASSERT_TRUE(cached) TH_LOG("x86 BPF trampolines are not served by the cache");
-#endif
+		ASSERT_TRUE(cached) TH_LOG("BPF programs are cached, trampolines are not");
 	if (cached)
 		tb0 = settled_key_for(pool, "bytes_in_use_bpf_trampoline", 10);
 
@@ -2188,6 +2195,16 @@ TEST(bpf_trampolines_fentry_fexit)
 	ASSERT_LE(0, progs[1]) TH_LOG("fexit on %s: %s", TRAMP_FUNC, strerror(errno));
 	for (i = 0; i < 2; i++) {
 		links[i] = tracing_attach(progs[i]);
+#ifdef __aarch64__
+		if (links[i] < 0 && (errno == ENODEV || errno == JT_ENOTSUPP)) {
+			close(progs[0]);
+			close(progs[1]);
+			if (i)
+				close(links[0]);
+			jt_write("/proc/sys/kernel/bpf_stats_enabled", "0");
+			SKIP(return, "%s", ARM64_NO_FENTRY);
+		}
+#endif
 		ASSERT_LE(0, links[i]) TH_LOG("attach: %s", strerror(errno));
 	}
 	during = jt_read_key(API_PATH, "text_pages");
@@ -2218,18 +2235,24 @@ TEST(bpf_trampolines_fentry_fexit)
 		EXPECT_EQ(tb0, wait_key(pool, "bytes_in_use_bpf_trampoline", tb0, 40));
 }
 
+#define TRAMP_EV_INSTANCE	JT_TRACEFS "/instances/jt_tramp_events"
+
 /*
  * A struct_ops trampoline: bpf_dummy_ops' test_1 run through
  * BPF_PROG_TEST_RUN, which builds the trampoline, calls it and frees it;
- * the program's return value comes back through it.
+ * the program's return value comes back through it.  Where trampolines
+ * are cached (x86, arm64), the trace shows its image taken as a chunk of
+ * the cache and given back.
  */
 TEST(bpf_struct_ops_trampoline)
 {
 	unsigned long long args[1] = { 0 };
+	unsigned long addr = 0, len = 0;
 	long ops, member;
 	union bpf_attr attr;
 	struct jt_btf btf;
-	int prog;
+	int prog, cached, freed;
+	char pool[512];
 
 	if (access(JT_BTF_PATH, R_OK))
 		SKIP(return, "no kernel BTF here (the debug kernel has it)");
@@ -2244,6 +2267,15 @@ TEST(bpf_struct_ops_trampoline)
 	prog = btf_prog_load(BPF_PROG_TYPE_STRUCT_OPS, member, ops, 42);
 	ASSERT_LE(0, prog) TH_LOG("struct_ops program: %s", strerror(errno));
 
+	cached = !cache_pool("bpf_trampoline", pool, sizeof(pool));
+	if (!cache_pool("bpf", pool, sizeof(pool)))
+		ASSERT_TRUE(cached) TH_LOG("BPF programs are cached, trampolines are not");
+	if (cached) {
+		rmdir(TRAMP_EV_INSTANCE);
+		ASSERT_EQ(0, mkdir(TRAMP_EV_INSTANCE, 0755)) TH_LOG("%s", strerror(errno));
+		ASSERT_EQ(0, jt_write(TRAMP_EV_INSTANCE "/events/jitalloc/jit_alloc/enable", "1"));
+		ASSERT_EQ(0, jt_write(TRAMP_EV_INSTANCE "/events/jitalloc/jit_free/enable", "1"));
+	}
 	memset(&attr, 0, sizeof(attr));
 	attr.test.prog_fd = prog;
 	attr.test.ctx_in = (unsigned long)args;
@@ -2251,6 +2283,17 @@ TEST(bpf_struct_ops_trampoline)
 	EXPECT_EQ(0, jt_bpf(BPF_PROG_TEST_RUN, &attr)) TH_LOG("%s", strerror(errno));
 	EXPECT_EQ(42, attr.test.retval);
 	close(prog);
+	if (cached) {
+		/* the image goes with jit_free(): its chunk is freed at once */
+		jt_write(TRAMP_EV_INSTANCE "/events/jitalloc/enable", "0");
+		EXPECT_EQ(0, chunk_events(TRAMP_EV_INSTANCE, "bpf_trampoline",
+					  &addr, &len, &freed))
+			TH_LOG("no bpf_trampoline chunk allocation traced");
+		printf("# struct_ops trampoline: chunk 0x%lx + %lu, freed: %s\n",
+		       addr, len, freed ? "yes" : "no");
+		EXPECT_TRUE(freed);
+		rmdir(TRAMP_EV_INSTANCE);
+	}
 }
 
 /* Wait for livepatch @name to finish its transition (or to be gone). */
