@@ -13,8 +13,9 @@ one per 4 KiB page, round robin ROUNDS times, in three windows:
           L1 once (the first round) and is walked once.  Kernel entries
           that overflow that room evict the loop's oldest pages, and the
           round robin then misses at most a round more: one round is
-          allowed per room-full of kernel L1 misses in the window (with
-          32 pages, one boot in five on a loaded host failed that way);
+          allowed per room-full of kernel L1 misses in the window, two at
+          most (with 32 pages, one boot in five on a loaded host failed
+          that way);
   thrash  512 pages of 4 KiB: more than any modelled L1 holds and fewer
           than the second level holds, so every call misses the L1 and
           only the first round walks;
@@ -56,8 +57,10 @@ def check(name, arch, pages, rounds, w):
     if looks < pages * rounds:
         bad.append(f'lookups {looks} < {pages * rounds} calls: window missed the loop')
     if name == 'fit':
+        # room for kernel entries beside the loop's (x86's L1 is 8-way: 16
+        # consecutive pages take one way of 16 sets, leaving 7 in each)
         room = L1_ENTRIES[arch] - pages - SLACK
-        extra = pages * (w['kernel_l1_misses'] // room)
+        extra = pages * min(2, w['kernel_l1_misses'] // room)
         if not pages <= miss <= pages + SLACK + extra:
             bad.append(f'L1 misses {miss} not in [{pages}, {pages + SLACK + extra}]'
                        f' ({w["kernel_l1_misses"]} kernel L1 misses in the window)')

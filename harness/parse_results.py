@@ -40,7 +40,7 @@ PLAN = re.compile(r'^(\s*)1\.\.(\d+)\s*$')
 RUN = re.compile(r'^#\s+RUN\s+(\S+) \.\.\.')
 # What a failed case printed on why (kselftest_harness and KUnit asserts)
 DIAG = re.compile(r'Expected|EXPECTATION FAILED|ASSERTION FAILED|'
-                  r'Test failed|Test terminated|:\d+:')
+                  r'Test failed|Test terminated|\.[ch]:\d+:')
 DIAG_LINES = 4
 
 
@@ -72,9 +72,13 @@ def unsplice(raw_lines):
             carry += line[:m.start()]
             out.append(clean(line[m.start():]))
             continue
-        if carry and not tap_line(line):
+        # "not " + message + "ok 3 x" is a failure, not a pass; what the
+        # console printed before the kernel's first line (terminal resets,
+        # the firmware's "Booting from ROM..") belongs to no line
+        if carry and '\x1b' not in carry and \
+                (RESULT.match(carry + line) or not tap_line(line)):
             line = carry + line
-        elif carry:
+        elif carry and '\x1b' not in carry:
             out.append(carry)
         out.append(line)
         carry = ''
@@ -151,6 +155,8 @@ def parse_tap(lines, prefix, tally):
             continue
         if not RESULT.match(raw) and DIAG.search(raw):
             diag.append(raw.strip()[:200])
+            # the first lines say where it failed; keep them
+            del diag[DIAG_LINES:]
         m = SUBTEST.match(raw)
         if m:
             stack.append([len(m.group(1)), m.group(2), None, 0, tally.failed])
@@ -185,7 +191,7 @@ def parse_tap(lines, prefix, tally):
             continue
         (stack[-1] if stack else root)[3] += 1
         path = '.'.join([prefix] + [s[1] for s in stack] + [name])
-        tally.add(status, path, directive, diag[:DIAG_LINES])
+        tally.add(status, path, directive, diag)
         diag = []
     if root[2] is not None and not stack and root[2] != root[3] and \
             prefix.startswith('selftest'):

@@ -22,6 +22,18 @@ fail_step() {
 	echo "0 1 0" >>"$totals"
 }
 
+# Run a result parser; one that stops without adding its line to the
+# totals (a missing file, a traceback) is a failure of its own.
+counted() {
+	local what=$1 before rc
+	shift
+	before=$(wc -l <"$totals")
+	"$@"
+	rc=$?
+	[ "$(wc -l <"$totals")" -gt "$before" ] ||
+		fail_step "$what: gave no result (exit status $rc)"
+}
+
 arches=$(for t in $TARGETS; do echo "${t%%:*}"; done | sort -u | tr '\n' ' ')
 for t in $TARGETS; do
 	check_arch "${t%%:*}"
@@ -32,7 +44,7 @@ run_all() {
 	"$TOP/harness/fetch.sh" || { fail_step "fetch"; return; }
 	"$TOP/harness/apply.sh" || { fail_step "apply"; return; }
 
-	"$TOP/harness/check.sh" --totals "$totals" || true
+	counted "static checks" "$TOP/harness/check.sh" --totals "$totals"
 
 	for t in $TARGETS; do
 		arch=${t%%:*} variant=${t#*:}
@@ -48,7 +60,7 @@ run_all() {
 		if [ "$variant" = stock ]; then
 			"$TOP/harness/boot.sh" "$arch" "$variant" control ||
 				fail_step "$label: boot"
-			python3 "$TOP/harness/parse_results.py" \
+			counted "$label" python3 "$TOP/harness/parse_results.py" \
 				"$LOGS/console-$label-control.log" --label "$label" \
 				--expect-fail jitalloc_control --totals "$totals"
 			continue
@@ -59,13 +71,13 @@ run_all() {
 		[ -f "$skips" ] || skips=/dev/null
 		require=()
 		[ "$variant" = debug ] && require=(--require "### kmemleak: no leaks after the tests")
-		python3 "$TOP/harness/parse_results.py" "$LOGS/console-$label-test.log" \
+		counted "$label" python3 "$TOP/harness/parse_results.py" "$LOGS/console-$label-test.log" \
 			--label "$label" --kunit $KUNIT_SUITES --selftest $SELFTESTS \
 			--expected-skips "$skips" "${require[@]}" --totals "$totals"
 		# The iTLB model the bench relies on, against known answers.
 		if [ "$variant" = default ]; then
 			if "$TOP/harness/boot.sh" "$arch" "$variant" itlb; then
-				python3 "$TOP/harness/itlb_check.py" \
+				counted "$label-itlb-model" python3 "$TOP/harness/itlb_check.py" \
 					"$LOGS/console-$label-itlb.log" \
 					"$LOGS/itlb-$label-itlb.txt" --arch "$arch" \
 					--label "$label-itlb-model" --require-thp \
@@ -79,7 +91,7 @@ run_all() {
 	# sparse: no new warnings in what the series touches, against the stock
 	# tree built above from the same fragments.
 	if [[ " $TARGETS " == *" x86_64:default "* && " $TARGETS " == *" x86_64:stock "* ]]; then
-		"$TOP/harness/sparse.sh" x86_64 --totals "$totals"
+		counted sparse "$TOP/harness/sparse.sh" x86_64 --totals "$totals"
 	else
 		echo "sparse: not run (needs targets x86_64:default and x86_64:stock)"
 	fi
