@@ -16,6 +16,10 @@
 # every patch builds on its own.
 . "$(dirname "$0")/lib.sh"
 
+# One export at a time: they share the export worktree and build/series.
+mkdir -p "$BUILD" || exit 1
+exec 9>"$BUILD/.series.lock"
+flock -n 9 || die "another export (make series, make check) is running: build/.series.lock is held"
 "$TOP/harness/fetch.sh" >/dev/null || exit 1
 work=$BUILD/src/series-export
 dest=$BUILD/series
