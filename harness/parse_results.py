@@ -75,11 +75,11 @@ def unsplice(raw_lines):
         # "not " + message + "ok 3 x" is a failure, not a pass; what the
         # console printed before the kernel's first line (terminal resets,
         # the firmware's "Booting from ROM..") belongs to no line
-        if carry and '\x1b' not in carry and \
-                (RESULT.match(carry + line) or not tap_line(line)):
-            line = carry + line
-        elif carry and '\x1b' not in carry:
-            out.append(carry)
+        if carry and '\x1b' not in carry:
+            if RESULT.match(carry + line) or not tap_line(line):
+                line = carry + line
+            else:
+                out.append(carry)
         out.append(line)
         carry = ''
     if carry:

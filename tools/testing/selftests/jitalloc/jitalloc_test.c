@@ -2161,6 +2161,21 @@ static int tracing_attach(int prog)
 }
 
 /*
+ * The pool serving BPF trampolines, in @pool; 0 if there is none.  x86 and
+ * arm64 cache trampolines wherever they cache programs.
+ */
+static int tramp_pool(struct __test_metadata *_metadata, char *pool,
+		      size_t size)
+{
+	int cached = !cache_pool("bpf_trampoline", pool, size);
+	char progs[512];
+
+	if (!cache_pool("bpf", progs, sizeof(progs)))
+		ASSERT_TRUE(cached) TH_LOG("BPF programs are cached, trampolines are not");
+	return cached;
+}
+
+/*
  * fentry and fexit programs on a kernel function: their trampoline runs
  * them on every call while attached and never after, and the text it took is
  * given back (JitText's pages, after the trampoline's RCU-tasks grace).
@@ -2183,10 +2198,7 @@ TEST(bpf_trampolines_fentry_fexit)
 	ASSERT_EQ(0, jt_write("/proc/sys/kernel/bpf_stats_enabled", "1"));
 	before = wait_key(API_PATH, "text_pages",
 			  settled_key_for(API_PATH, "text_pages", 10), 1);
-	cached = !cache_pool("bpf_trampoline", pool, sizeof(pool));
-	/* x86 and arm64 cache trampolines wherever they cache programs */
-	if (!cache_pool("bpf", pool, sizeof(pool)))
-		ASSERT_TRUE(cached) TH_LOG("BPF programs are cached, trampolines are not");
+	cached = tramp_pool(_metadata, pool, sizeof(pool));
 	if (cached)
 		tb0 = settled_key_for(pool, "bytes_in_use_bpf_trampoline", 10);
 
@@ -2299,19 +2311,6 @@ static int btf_target_load(int *btf_fd)
 	return fd;
 }
 
-/* BPF_PROG_TEST_RUN of a socket filter on a zeroed 64-byte packet */
-static int skb_test_run(int prog)
-{
-	unsigned char pkt[64] = { 0 };
-	union bpf_attr attr;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.test.prog_fd = prog;
-	attr.test.data_in = (unsigned long)pkt;
-	attr.test.data_size_in = sizeof(pkt);
-	return jt_bpf(BPF_PROG_TEST_RUN, &attr) ? -errno : 0;
-}
-
 /*
  * An fexit program on a BPF program: the trampoline calls the program it
  * is attached to (BPF_TRAMP_F_CALL_ORIG), so it keeps the addresses that
@@ -2334,9 +2333,7 @@ TEST(bpf_trampoline_fexit_on_program)
 
 	if (access(JT_BTF_PATH, R_OK))
 		SKIP(return, "no kernel BTF here (the debug kernel and arm64-16k have it)");
-	cached = !cache_pool("bpf_trampoline", pool, sizeof(pool));
-	if (!cache_pool("bpf", pool, sizeof(pool)))
-		ASSERT_TRUE(cached) TH_LOG("BPF programs are cached, trampolines are not");
+	cached = tramp_pool(_metadata, pool, sizeof(pool));
 	if (cached)
 		tb0 = settled_key_for(pool, "bytes_in_use_bpf_trampoline", 10);
 	ASSERT_EQ(0, jt_write("/proc/sys/kernel/bpf_stats_enabled", "1"));
@@ -2360,12 +2357,12 @@ TEST(bpf_trampoline_fexit_on_program)
 		EXPECT_LT(tb0, tb1) TH_LOG("the trampoline took no chunk of the cache");
 	}
 	for (i = 0; i < 10; i++)
-		ASSERT_EQ(0, skb_test_run(target));
+		ASSERT_EQ(0, jt_bpf_run(target));
 	during = prog_run_cnt(prog);
 	EXPECT_LE(10, during) TH_LOG("fexit ran %ld times in 10 runs", during);
 	close(link);
 	for (i = 0; i < 10; i++)
-		ASSERT_EQ(0, skb_test_run(target));
+		ASSERT_EQ(0, jt_bpf_run(target));
 	after = prog_run_cnt(prog);
 	EXPECT_EQ(during, after) TH_LOG("fexit ran after detach");
 	runs = prog_run_cnt(target);
@@ -2413,9 +2410,7 @@ TEST(bpf_struct_ops_trampoline)
 	prog = btf_prog_load(BPF_PROG_TYPE_STRUCT_OPS, member, ops, 42);
 	ASSERT_LE(0, prog) TH_LOG("struct_ops program: %s", strerror(errno));
 
-	cached = !cache_pool("bpf_trampoline", pool, sizeof(pool));
-	if (!cache_pool("bpf", pool, sizeof(pool)))
-		ASSERT_TRUE(cached) TH_LOG("BPF programs are cached, trampolines are not");
+	cached = tramp_pool(_metadata, pool, sizeof(pool));
 	if (cached) {
 		rmdir(TRAMP_EV_INSTANCE);
 		ASSERT_EQ(0, mkdir(TRAMP_EV_INSTANCE, 0755)) TH_LOG("%s", strerror(errno));
