@@ -188,13 +188,13 @@ static bool jit_params_valid(const struct jit_alloc_params *p)
 	return true;
 }
 
-/* Fill the unset parts of @as from @parent, and its pgprot with @prot. */
+/* Fill the unset parts of @as from @parent, and its protection with @prot. */
 static void jit_space_resolve(struct jit_address_space *as,
 			      const struct jit_address_space *parent,
-			      pgprot_t prot)
+			      enum jit_prot prot)
 {
-	if (!pgprot_val(as->pgprot))
-		as->pgprot = prot;
+	if (as->prot == JIT_PROT_DEFAULT)
+		as->prot = prot;
 	if (as->end)
 		return;
 	as->start = parent->start;
@@ -209,7 +209,7 @@ static void jit_space_resolve(struct jit_address_space *as,
  * @params: the parameters, or %NULL for the defaults
  *
  * Unset address spaces get their defaults: text the VMALLOC range mapped
- * %PAGE_KERNEL_EXEC, data the text ranges mapped %PAGE_KERNEL, each type
+ * %JIT_PROT_RWX, data the text ranges mapped %JIT_PROT_RW, each type
  * the space of its class.  Invalid parameters are reported once, with
  * pr_crit(), and leave @ctx invalid so that it serves no allocation.
  *
@@ -234,13 +234,13 @@ int jit_alloc_ctx_init(struct jit_alloc_ctx *ctx,
 		return -EINVAL;
 	}
 
-	jit_space_resolve(&p->text, &vmalloc_space, PAGE_KERNEL_EXEC);
-	jit_space_resolve(&p->data, &p->text, PAGE_KERNEL);
+	jit_space_resolve(&p->text, &vmalloc_space, JIT_PROT_RWX);
+	jit_space_resolve(&p->data, &p->text, JIT_PROT_RW);
 	for (i = 0; i < JIT_TYPE_NR; i++) {
 		const struct jit_address_space *class;
 
 		class = jit_type_is_text(i) ? &p->text : &p->data;
-		jit_space_resolve(&p->types[i], class, class->pgprot);
+		jit_space_resolve(&p->types[i], class, class->prot);
 	}
 	ctx->valid = true;
 
@@ -404,9 +404,12 @@ static void *__jit_alloc(const struct jit_alloc_ctx *ctx,
 	unsigned long off;
 	bool blocks = false;
 	void *addr = NULL;
+	pgprot_t prot;
 
 	if (!ctx->valid || !as || !len)
 		return NULL;
+	/* now, not at boot: see &enum jit_prot */
+	prot = jit_prot_pgprot(as->prot);
 
 	/* Requests that cannot fit must not flood the log with failures. */
 	primary = jit_range_fits(as->start, as->end, len);
@@ -421,15 +424,15 @@ static void *__jit_alloc(const struct jit_alloc_ctx *ctx,
 	/* above the KASLR offset first; without one, that is the range itself */
 	off = jit_random_offset(ctx);
 	if (primary && off && jit_range_fits(as->start + off, as->end, len))
-		addr = jit_vmalloc(ctx, as->start + off, as->end, as->pgprot,
+		addr = jit_vmalloc(ctx, as->start + off, as->end, prot,
 				   len, gfp | __GFP_NOWARN, caller, &blocks);
 	if (!addr && primary)
-		addr = jit_vmalloc(ctx, as->start, as->end, as->pgprot, len,
+		addr = jit_vmalloc(ctx, as->start, as->end, prot, len,
 				   fallback ? gfp | __GFP_NOWARN : gfp, caller,
 				   &blocks);
 	if (!addr && fallback)
 		addr = jit_vmalloc(ctx, as->fallback_start, as->fallback_end,
-				   as->pgprot, len, gfp, caller, &blocks);
+				   prot, len, gfp, caller, &blocks);
 	if (!addr)
 		return NULL;
 	if (blocks)
@@ -520,7 +523,7 @@ static void *jit_cache_text_alloc(enum jit_alloc_type type, size_t len,
 	if (p)
 		return p;
 
-	as.pgprot = jit_arch_rox_pgprot();
+	as.prot = JIT_PROT_ROX;
 	p = __jit_alloc(&jit_ctx, &as, true, len,
 			JIT_AREA_POKE | JIT_AREA_FALLBACK | JIT_AREA_ALIAS |
 			JIT_AREA_TYPE(type), caller);
@@ -579,7 +582,7 @@ static void __init jit_alloc_cache_init(void)
 				 "%s%s", name[0] ? "+" : "", jit_type_names[j]);
 		}
 		as = p->types[i];
-		as.pgprot = PAGE_KERNEL_ROX;
+		as.prot = JIT_PROT_ROX;
 		pool = jit_cache_pool_create(name, &as, jit_kasan_shadow(&jit_ctx),
 					     p->text_fill, JIT_CACHE_GRACE_MS);
 		/*
@@ -931,6 +934,29 @@ pgprot_t __weak jit_arch_rox_pgprot(void)
 }
 
 /**
+ * jit_prot_pgprot() - the page table protections of a kind of protection
+ * @prot: the kind; %JIT_PROT_DEFAULT is taken as %JIT_PROT_RW
+ *
+ * Evaluated each time memory is mapped, never stored: on arm64 the value of
+ * %PAGE_KERNEL changes when KPTI makes kernel mappings non-global after
+ * the secondary CPUs came up, and read-only executable memory gets the BTI
+ * guard bit only where every CPU has BTI.
+ *
+ * Return: the protections.
+ */
+pgprot_t jit_prot_pgprot(enum jit_prot prot)
+{
+	switch (prot) {
+	case JIT_PROT_RWX:
+		return PAGE_KERNEL_EXEC;
+	case JIT_PROT_ROX:
+		return jit_arch_rox_pgprot();
+	default:
+		return PAGE_KERNEL;
+	}
+}
+
+/**
  * jit_update_copy() - write into memory from the jit allocator
  * @dst: where to write; [@dst, @dst + @len) must lie inside one allocation
  * @src: what to write
@@ -1017,7 +1043,8 @@ struct jit_alloc_params * __weak jit_alloc_arch_params(void)
 /**
  * jit_alloc_init() - set up the jit allocator
  *
- * Called once from mm_init(), after vmalloc is up and before any user of
+ * Called once from start_kernel(), after vmalloc and random_init() (arm64
+ * draws its module region in jit_alloc_arch_params()), before any user of
  * executable memory runs.
  */
 void __init jit_alloc_init(void)

@@ -363,12 +363,10 @@ static bool jit_cache_page_mapped(unsigned long addr)
 	return leaf.size >= JIT_CACHE_PAGE_SIZE;
 }
 
-/* A pool's protections, with what the arch adds to ROX at run time. */
+/* A pool's protections now; they may change after boot, jit_prot_pgprot() */
 static pgprot_t jit_pool_pgprot(struct jit_cache_pool *pool)
 {
-	if (pgprot_val(pool->as.pgprot) == pgprot_val(PAGE_KERNEL_ROX))
-		return jit_arch_rox_pgprot();
-	return pool->as.pgprot;
+	return jit_prot_pgprot(pool->as.prot);
 }
 
 static void *__jit_cache_vmalloc_huge(struct jit_cache_pool *pool,
@@ -477,7 +475,7 @@ static void jit_cache_page_discard(struct jit_cache_pool *pool, void *p,
 /* Can vmalloc map @pool's pages as huge pages at all? */
 static bool jit_cache_huge_possible(struct jit_cache_pool *pool)
 {
-	return jit_cache_pages_possible(pool->as.pgprot);
+	return jit_cache_pages_possible(jit_pool_pgprot(pool));
 }
 
 static struct jit_cache_page *jit_cache_page_alloc(struct jit_cache_pool *pool)
@@ -1250,7 +1248,7 @@ static void jit_cache_pool_debugfs(struct jit_cache_pool *pool)
 /**
  * jit_cache_pool_create() - set up a pool for one placement range
  * @name: name of its statistics file in /sys/kernel/debug/jitalloc/
- * @as: range and protections of the huge pages; pgprot must be ROX
+ * @as: range and protections of the huge pages; %JIT_PROT_ROX
  * @kasan_shadow: allocate KASAN shadow for each huge page
  * @fill: byte whose repetition traps when executed (int3 on x86, UDF #0 on
  *	arm64), written into every chunk before it is handed out

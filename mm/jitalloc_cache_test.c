@@ -47,7 +47,7 @@ static struct jit_cache_pool *test_pool(struct kunit *test, unsigned long start,
 					unsigned long end, unsigned int grace_ms)
 {
 	struct jit_address_space as = {
-		.pgprot = PAGE_KERNEL_ROX,
+		.prot = JIT_PROT_ROX,
 		.start = start,
 		.end = end,
 	};
@@ -606,7 +606,7 @@ static void cache_test_refill_race(struct kunit *test)
 
 	for (i = 0; i < RACE_THREADS; i++) {
 		struct jit_address_space as = {
-			.pgprot = PAGE_KERNEL_ROX,
+			.prot = JIT_PROT_ROX,
 			.start = VMALLOC_START,
 			.end = VMALLOC_END,
 		};
@@ -708,7 +708,7 @@ static void cache_test_lookup_while_pages_change(struct kunit *test)
 	struct jit_cache_pool *pool, *other;
 	unsigned long lookups = 0, misses = 0;
 	struct jit_address_space as = {
-		.pgprot = PAGE_KERNEL_ROX,
+		.prot = JIT_PROT_ROX,
 		.start = VMALLOC_START,
 		.end = mid,
 	};

@@ -93,7 +93,7 @@ static void jit_test_params(struct jit_alloc_params *params)
 {
 	memset(params, 0, sizeof(*params));
 #ifdef PAGE_KERNEL_ROX
-	params->text.pgprot = PAGE_KERNEL_ROX;
+	params->text.prot = JIT_PROT_ROX;
 #endif
 }
 
@@ -202,8 +202,7 @@ static void jit_test_type_own_space(struct kunit *test)
 
 	as = jit_alloc_ctx_space(ctx, JIT_TYPE_BPF);
 	KUNIT_EXPECT_EQ(test, as->start, mid);
-	KUNIT_EXPECT_EQ(test, pgprot_val(as->pgprot),
-			pgprot_val(ctx->params.text.pgprot));
+	KUNIT_EXPECT_EQ(test, as->prot, ctx->params.text.prot);
 	p = jit_alloc_ctx_alloc(ctx, as, true, PAGE_SIZE);
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	KUNIT_EXPECT_GE(test, (unsigned long)p, mid);
@@ -218,9 +217,11 @@ static void jit_test_defaults(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, p->text.start, VMALLOC_START);
 	KUNIT_EXPECT_EQ(test, p->text.end, VMALLOC_END);
 	KUNIT_EXPECT_EQ(test, p->text.fallback_end, 0UL);
-	KUNIT_EXPECT_EQ(test, pgprot_val(p->text.pgprot),
+	KUNIT_EXPECT_EQ(test, p->text.prot, JIT_PROT_RWX);
+	KUNIT_EXPECT_EQ(test, p->data.prot, JIT_PROT_RW);
+	KUNIT_EXPECT_EQ(test, pgprot_val(jit_prot_pgprot(p->text.prot)),
 			pgprot_val(PAGE_KERNEL_EXEC));
-	KUNIT_EXPECT_EQ(test, pgprot_val(p->data.pgprot),
+	KUNIT_EXPECT_EQ(test, pgprot_val(jit_prot_pgprot(p->data.prot)),
 			pgprot_val(PAGE_KERNEL));
 }
 
@@ -242,11 +243,11 @@ static void jit_test_data_defaults_to_text(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, data->end, params.text.end);
 	KUNIT_EXPECT_EQ(test, data->fallback_start, params.text.fallback_start);
 	KUNIT_EXPECT_EQ(test, data->fallback_end, params.text.fallback_end);
-	KUNIT_EXPECT_EQ(test, pgprot_val(data->pgprot), pgprot_val(PAGE_KERNEL));
+	KUNIT_EXPECT_EQ(test, data->prot, JIT_PROT_RW);
 
 	mdata = jit_alloc_ctx_space(ctx, JIT_TYPE_MODULE_DATA);
 	KUNIT_EXPECT_EQ(test, mdata->start, data->start);
-	KUNIT_EXPECT_EQ(test, pgprot_val(mdata->pgprot), pgprot_val(PAGE_KERNEL));
+	KUNIT_EXPECT_EQ(test, mdata->prot, JIT_PROT_RW);
 }
 
 static void jit_test_fallback(struct kunit *test)
@@ -326,7 +327,8 @@ static void jit_test_data_prot(struct kunit *test)
 	bool write, exec;
 
 	KUNIT_ASSERT_NOT_NULL(test, p);
-	jit_test_expect_prot(test, p, 2 * PAGE_SIZE, ctx->params.data.pgprot);
+	jit_test_expect_prot(test, p, 2 * PAGE_SIZE,
+			     jit_prot_pgprot(ctx->params.data.prot));
 	if (jit_test_mapping(p, &write, &exec)) {
 		KUNIT_EXPECT_TRUE(test, write);
 		KUNIT_EXPECT_FALSE(test, exec);
@@ -350,8 +352,8 @@ static void jit_test_text_prot(struct kunit *test)
 		KUNIT_ASSERT_NOT_NULL(test, p);
 		/* types served by the huge page cache are ROX from the start */
 		jit_test_expect_prot(test, p, 2 * PAGE_SIZE,
-				     jit_text_is_rox(type) ? PAGE_KERNEL_ROX :
-							     as->pgprot);
+				     jit_prot_pgprot(jit_text_is_rox(type) ?
+						     JIT_PROT_ROX : as->prot));
 		jit_free(p);
 	}
 }
@@ -360,7 +362,7 @@ static void jit_test_rox_prot(struct kunit *test)
 {
 #ifdef PAGE_KERNEL_ROX
 	struct jit_alloc_params params = {
-		.text.pgprot = PAGE_KERNEL_ROX,
+		.text.prot = JIT_PROT_ROX,
 	};
 	struct jit_alloc_ctx *ctx = jit_test_ctx(test, &params);
 	bool write, exec;

@@ -83,9 +83,29 @@ enum jit_alloc_type {
 };
 
 /**
+ * enum jit_prot - how memory of an address space is mapped
+ * @JIT_PROT_DEFAULT: the default of the class: %JIT_PROT_RWX for text,
+ *	%JIT_PROT_RW for data
+ * @JIT_PROT_RW: %PAGE_KERNEL
+ * @JIT_PROT_RWX: %PAGE_KERNEL_EXEC
+ * @JIT_PROT_ROX: read-only and executable, jit_arch_rox_pgprot()
+ *
+ * A kind of protection, not a &pgprot_t: the allocator turns it into page
+ * table bits with jit_prot_pgprot() each time it maps memory, because some
+ * of those bits are only known once the CPUs are up (arm64 makes kernel
+ * mappings non-global when KPTI is enabled at smp_cpus_done() and adds
+ * the BTI guard bit where the CPUs have BTI).
+ */
+enum jit_prot {
+	JIT_PROT_DEFAULT,
+	JIT_PROT_RW,
+	JIT_PROT_RWX,
+	JIT_PROT_ROX,
+};
+
+/**
  * struct jit_address_space - where allocations may be placed, and how mapped
- * @pgprot: protections of the mapping; zero means the default for the class
- *	(%PAGE_KERNEL_EXEC for text, %PAGE_KERNEL for data)
+ * @prot: the kind of protections of the mapping, &enum jit_prot
  * @start: start of the primary range, page aligned
  * @end: end of the primary range (exclusive); zero leaves the whole space
  *	unset so that the default for it applies
@@ -94,7 +114,7 @@ enum jit_alloc_type {
  * @fallback_end: end of the fallback range (exclusive); zero if there is none
  */
 struct jit_address_space {
-	pgprot_t	pgprot;
+	enum jit_prot	prot;
 	unsigned long	start;
 	unsigned long	end;
 	unsigned long	fallback_start;
@@ -104,9 +124,9 @@ struct jit_address_space {
 /**
  * struct jit_alloc_params - an architecture's constraints on jit memory
  * @text: address space of jit_text_alloc(); the VMALLOC range mapped
- *	%PAGE_KERNEL_EXEC if unset
+ *	%JIT_PROT_RWX if unset
  * @data: address space of jit_data_alloc(); the ranges of @text mapped
- *	%PAGE_KERNEL if unset
+ *	%JIT_PROT_RW if unset
  * @types: optional address space per &enum jit_alloc_type; an unset entry
  *	means @text or @data, as the type's class says
  * @flags: a mask of &enum jit_alloc_flags
@@ -171,6 +191,7 @@ void jit_arch_text_copy(void *dst, const void *src, size_t len);
 void jit_arch_text_set(void *dst, int c, size_t len);
 /* Protections of memory mapped read-only and executable from the start. */
 pgprot_t jit_arch_rox_pgprot(void);
+pgprot_t jit_prot_pgprot(enum jit_prot prot);
 
 /* The allocator with an explicit context; for mm/jitalloc_test.c. */
 int jit_alloc_ctx_init(struct jit_alloc_ctx *ctx,

@@ -36,8 +36,8 @@ struct jit_alloc_params * __init jit_alloc_arch_params(void)
 {
 	struct jit_alloc_params *p = &jit_alloc_params;
 
-	/* PAGE_KERNEL_EXEC is built at boot from pgprot_kernel */
-	p->text.pgprot = PAGE_KERNEL_EXEC;
+	/* PAGE_KERNEL_EXEC, as module_alloc() mapped it */
+	p->text.prot = JIT_PROT_RWX;
 	p->text.start = MODULES_VADDR;
 	p->text.end = MODULES_END;
 	if (IS_ENABLED(CONFIG_ARM_MODULE_PLTS)) {

@@ -66,7 +66,7 @@ struct jit_alloc_params * __init jit_alloc_arch_params(void)
 	if (jit_kasan_module_shadow())
 		p->flags |= JIT_ALLOC_KASAN_SHADOW;
 
-	p->text.pgprot = PAGE_KERNEL;
+	p->text.prot = JIT_PROT_RW;
 	p->text.start = module_alloc_base;
 	p->text.end = module_alloc_end;
 	if (IS_ENABLED(CONFIG_ARM64_MODULE_PLTS) && !jit_kasan_module_shadow()) {
@@ -75,7 +75,7 @@ struct jit_alloc_params * __init jit_alloc_arch_params(void)
 	}
 
 	/* wherever they are, nothing but patching writes kprobes slots */
-	kprobes->pgprot = PAGE_KERNEL_ROX;
+	kprobes->prot = JIT_PROT_ROX;
 	/* The shadow of the rest of vmalloc space is already populated. */
 	if (!jit_kasan_module_shadow()) {
 		kprobes->start = VMALLOC_START;

@@ -20,7 +20,7 @@ static struct jit_alloc_params jit_alloc_params __ro_after_init;
  */
 struct jit_alloc_params * __init jit_alloc_arch_params(void)
 {
-	jit_alloc_params.text.pgprot = PAGE_KERNEL;
+	jit_alloc_params.text.prot = JIT_PROT_RW;
 	jit_alloc_params.text.start = MODULES_VADDR;
 	jit_alloc_params.text.end = MODULES_END;
 

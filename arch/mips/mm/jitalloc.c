@@ -25,8 +25,8 @@ static struct jit_alloc_params jit_alloc_params __ro_after_init = {
  */
 struct jit_alloc_params * __init jit_alloc_arch_params(void)
 {
-	/* PAGE_KERNEL depends on the cache mode probed at boot */
-	jit_alloc_params.text.pgprot = PAGE_KERNEL;
+	/* PAGE_KERNEL, evaluated when mapping: it depends on the cache mode */
+	jit_alloc_params.text.prot = JIT_PROT_RW;
 
 	return &jit_alloc_params;
 }

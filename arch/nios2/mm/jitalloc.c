@@ -12,7 +12,7 @@
 
 static struct jit_alloc_params jit_alloc_params __ro_after_init = {
 	/* nios2 has no PAGE_KERNEL_EXEC of its own: PAGE_KERNEL executes */
-	.text.pgprot	= PAGE_KERNEL_EXEC,
+	.text.prot	= JIT_PROT_RWX,
 	.text.start	= MODULES_VADDR,
 	.text.end	= MODULES_END,
 };

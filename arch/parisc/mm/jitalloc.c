@@ -10,7 +10,7 @@
 
 static struct jit_alloc_params jit_alloc_params __ro_after_init = {
 	/* the default range, VMALLOC_START..VMALLOC_END */
-	.text.pgprot	= PAGE_KERNEL_RWX,
+	.text.prot	= JIT_PROT_RWX,
 };
 
 /**

@@ -46,8 +46,7 @@ struct jit_alloc_params * __init jit_alloc_arch_params(void)
 		p->text.end = MODULES_END;
 	}
 #endif
-	p->text.pgprot = strict_module_rwx_enabled() ? PAGE_KERNEL :
-						       PAGE_KERNEL_EXEC;
+	p->text.prot = strict_module_rwx_enabled() ? JIT_PROT_RW : JIT_PROT_RWX;
 
 	return p;
 }

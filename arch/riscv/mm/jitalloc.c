@@ -28,18 +28,18 @@ struct jit_alloc_params * __init jit_alloc_arch_params(void)
 	struct jit_address_space *kprobes = &p->types[JIT_TYPE_KPROBES];
 	struct jit_address_space *bpf = &p->types[JIT_TYPE_BPF];
 
-	p->text.pgprot = PAGE_KERNEL;
+	p->text.prot = JIT_PROT_RW;
 #ifdef CONFIG_64BIT
 	/* the module area depends on where the kernel was loaded */
 	p->text.start = MODULES_VADDR;
 	p->text.end = MODULES_END;
 #endif
 
-	kprobes->pgprot = PAGE_KERNEL_READ_EXEC;
+	kprobes->prot = JIT_PROT_ROX;
 	kprobes->start = VMALLOC_START;
 	kprobes->end = VMALLOC_END;
 
-	bpf->pgprot = PAGE_KERNEL;
+	bpf->prot = JIT_PROT_RW;
 	bpf->start = BPF_JIT_REGION_START;
 	bpf->end = BPF_JIT_REGION_END;
 

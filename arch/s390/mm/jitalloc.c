@@ -27,7 +27,7 @@ static struct jit_alloc_params jit_alloc_params __ro_after_init = {
  */
 struct jit_alloc_params * __init jit_alloc_arch_params(void)
 {
-	jit_alloc_params.text.pgprot = PAGE_KERNEL_EXEC;
+	jit_alloc_params.text.prot = JIT_PROT_RWX;
 	jit_alloc_params.text.start = MODULES_VADDR;
 	jit_alloc_params.text.end = MODULES_END;
 

@@ -27,8 +27,8 @@ static struct jit_alloc_params jit_alloc_params __ro_after_init = {
  */
 struct jit_alloc_params * __init jit_alloc_arch_params(void)
 {
-	/* PAGE_KERNEL is a variable on sparc64, set up by paging_init() */
-	jit_alloc_params.text.pgprot = PAGE_KERNEL;
+	/* PAGE_KERNEL, a variable on sparc64: evaluated when mapping */
+	jit_alloc_params.text.prot = JIT_PROT_RW;
 
 	return &jit_alloc_params;
 }

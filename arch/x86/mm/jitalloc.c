@@ -43,10 +43,10 @@ struct jit_alloc_params * __init jit_alloc_arch_params(void)
 	if (IS_ENABLED(CONFIG_RANDOMIZE_BASE) && kaslr_enabled())
 		jit_alloc_params.flags |= JIT_ALLOC_RANDOMIZE;
 
-	jit_alloc_params.text.pgprot = PAGE_KERNEL;
+	jit_alloc_params.text.prot = JIT_PROT_RW;
 	jit_alloc_params.text.start = start;
 	jit_alloc_params.text.end = MODULES_END;
-	jit_alloc_params.data.pgprot = PAGE_KERNEL;
+	jit_alloc_params.data.prot = JIT_PROT_RW;
 	jit_alloc_params.data.start = start;
 	jit_alloc_params.data.end = MODULES_END;
 
