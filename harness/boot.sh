@@ -35,6 +35,9 @@ esac
 # Cortex-A57 has no 16K translation granule: a 16K-page kernel would not
 # print a line.  Cortex-A76 (ARMv8.2) has all three.
 [ "$accel" = tcg ] && [ "$variant" = 16k ] && cpu_arm=cortex-a76
+# The kpti scenario: a CPU with BTI and pointer authentication (QEMU's
+# cheap implementation-defined PAC), KPTI forced on once the CPUs are up.
+[ "$accel" = tcg ] && [ "$scenario" = kpti ] && cpu_arm=max,pauth-impdef=on
 
 append="panic=-1 oops=panic jt_scenario=$scenario"
 # Fault injection (the churn's fault variants) fails kmalloc caches only:
@@ -46,6 +49,7 @@ append="panic=-1 oops=panic jt_scenario=$scenario"
 [ "$scenario" = sweep ] && append="$append kunit.enable=0"
 [ "$scenario" = kaslr ] && append="$append kunit.enable=0"
 [ "$scenario" = soak ] && append="$append kunit.enable=0"
+[ "$scenario" = kpti ] && append="$append kunit.enable=0 nokaslr kpti=1"
 [ -n "$GUEST_ARGS" ] && append="$append $GUEST_ARGS"
 case "$arch" in
 x86_64)
@@ -121,7 +125,7 @@ console_problem() {
 		if (inwarn) flush()
 		if (inb) print "WARNING: expected-warning bracket left open"
 	}' "$log" |
-	grep -m1 -E 'Kernel panic|Oops|BUG:|WARNING:|Unable to handle kernel|general protection fault|KASAN|possible recursive locking|possible circular locking|inconsistent lock state|W\+X mappings: FAILED|insecure W\+X|kmemleak: .* new suspected|rcu: INFO: .* detected stall|INFO: task .* blocked for more than'
+	grep -m1 -E 'Kernel panic|Oops|BUG:|WARNING:|Unable to handle kernel|general protection fault|KASAN|possible recursive locking|possible circular locking|inconsistent lock state|W\+X mappings: FAILED|insecure W\+X|kmemleak: .* new suspected|rcu: INFO: .*detected stall|rcu_tasks.* detected stalls|INFO: rcu_tasks|soft lockup|workqueue lockup|INFO: task .* blocked for more than|self check failed'
 }
 
 # QEMU 7.2's TCG can stop delivering interrupts to a vCPU: it may not end

@@ -72,6 +72,12 @@ fi
 targets="$(basename "$(kimage "$arch")")"
 grep -q '^CONFIG_MODULES=y' "$O/.config" && targets="$targets modules"
 stage "build $arch-$variant ($targets)" "$log" kmake -j"$(nproc)" $targets || exit 1
+# The build re-runs kconfig when a patch changed a Kconfig file: check the
+# merged options again after every build, not only after configuring.
+if ! drift=$(check_config); then
+	echo "$drift" | tee -a "$log" >&2
+	die "config drift for $arch-$variant after the build: an option asked for by configs/ is no longer set as asked"
+fi
 
 # Test and bench modules, built out of tree against this kernel
 if grep -q '^CONFIG_MODULES=y' "$O/.config"; then

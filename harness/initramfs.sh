@@ -30,6 +30,7 @@ build_progs() {
 	   "$SRC_BASE"/tools/testing/selftests/kselftest.h "$src/" &&
 	cp "$TOP"/tools/testing/selftests/jitalloc/*.[ch] "$src/jitalloc/" &&
 	$cc -static -O2 -Wall -Werror -o "$1/jitalloc_test" "$src/jitalloc/jitalloc_test.c" &&
+	$cc -static -O2 -Wall -Werror -o "$1/jitalloc_prot" "$src/jitalloc/jitalloc_prot.c" &&
 	$cc -static -O2 -Wall -Werror -o "$1/jitalloc_control" "$src/jitalloc/jitalloc_control.c" &&
 	$cc -static -O2 -Wall -Werror -I"$src/jitalloc" -o "$1/jitload" "$TOP/bench/jitload.c" &&
 	$cc -static -O2 -Wall -Wextra -Werror -o "$1/../bin/jitstat" "$TOP/tools/mm/jitstat.c"

@@ -11,7 +11,7 @@
 TARGETS=${TEST_TARGETS:-"x86_64:default arm64:default arm64:16k x86_64:nomodules x86_64:debug x86_64:stock"}
 # Suites every patched kernel must run; a missing one is a failure.
 KUNIT_SUITES="jitalloc jitalloc_cache jitalloc_blocks"
-SELFTESTS="jitalloc"
+SELFTESTS="jitalloc jitalloc_prot"
 
 totals=$LOGS/test-totals
 : >"$totals"
@@ -85,6 +85,16 @@ run_all() {
 			else
 				fail_step "$label: iTLB model boot"
 			fi
+		fi
+		# KPTI switched on after the CPUs came up (nokaslr kpti=1), on a
+		# CPU with BTI: jit memory mapped afterwards is non-global too.
+		if [ "$arch" = arm64 ] && [ "$variant" = default ]; then
+			"$TOP/harness/boot.sh" "$arch" "$variant" kpti ||
+				fail_step "$label: kpti boot"
+			counted "$label-kpti" python3 "$TOP/harness/parse_results.py" \
+				"$LOGS/console-$label-kpti.log" --label "$label-kpti" \
+				--selftest jitalloc_prot --require "### vulnerability meltdown: Mitigation: PTI" \
+				--totals "$totals"
 		fi
 	done
 

@@ -25,6 +25,11 @@ echo "### selftest jitalloc begin"
 JITALLOC_TESTMOD=/jitalloc/jitalloc_testmod.ko ./jitalloc_test
 rc=$?
 echo "### selftest jitalloc end rc=$rc"
+echo "### selftest jitalloc_prot begin"
+JITALLOC_TESTMOD=/jitalloc/jitalloc_testmod.ko ./jitalloc_prot
+prc=$?
+echo "### selftest jitalloc_prot end rc=$prc"
+[ $rc -eq 0 ] && rc=$prc
 
 if [ -w $leaks ]; then
 	sleep 6

@@ -20,7 +20,6 @@
 #include "jitalloc_util.h"
 #include "jitalloc_btf.h"
 
-#define TESTMOD_NAME	"jitalloc_testmod"
 /* page blocks of page-granular allocations; every other file is a pool */
 #define BLOCKS_FILE	"page_blocks"
 #define BLOCKS_PATH	JT_DEBUGFS "/jitalloc/" BLOCKS_FILE
@@ -29,17 +28,11 @@
 #define BIGMOD_NAME	"jitalloc_bigmod"
 #define INITONLY_NAME	"jitalloc_initonly"
 
-static const char *testmod_path(void)
-{
-	const char *p = getenv("JITALLOC_TESTMOD");
-
-	return p ? p : "./test_modules/" TESTMOD_NAME ".ko";
-}
 
 /* Path of module file @ko next to the test module. */
 static void ko_path(char *buf, size_t size, const char *ko)
 {
-	const char *dir = testmod_path();
+	const char *dir = jt_testmod_path();
 	const char *slash = strrchr(dir, '/');
 
 	snprintf(buf, size, "%.*s%s", (int)(slash ? slash - dir + 1 : 0), dir,
@@ -115,7 +108,7 @@ TEST(module_load_unload)
 	if (access("/proc/modules", F_OK))
 		SKIP(return, "kernel built without CONFIG_MODULES");
 
-	ASSERT_EQ(0, jt_module_load(testmod_path(), ""));
+	ASSERT_EQ(0, jt_module_load(jt_testmod_path(), ""));
 	ASSERT_LT(0, jt_read("/sys/module/" TESTMOD_NAME "/parameters/selfcheck",
 			     buf, sizeof(buf)));
 	EXPECT_STREQ("ok\n", buf);
@@ -137,76 +130,7 @@ TEST(module_load_unload)
 	EXPECT_NE(0, access("/sys/module/" TESTMOD_NAME, F_OK));
 }
 
-/*
- * A pool's or the page blocks' statistics file in debugfs jitalloc/, as
- * opposed to "api" and the fault-injection directories.
- */
-static int stats_file(const struct dirent *d)
-{
-	return d->d_type == DT_REG && d->d_name[0] != '.' &&
-	       strcmp(d->d_name, "api");
-}
 
-/* The debugfs file of the cache pool that serves @user, if any. */
-static int cache_pool(const char *user, char *path, size_t size)
-{
-	const char *dir = JT_DEBUGFS "/jitalloc";
-	struct dirent *d;
-	DIR *dp = opendir(dir);
-	int ret = -1;
-
-	if (!dp)
-		return -1;
-	while ((d = readdir(dp))) {
-		if (strstr(d->d_name, user)) {
-			snprintf(path, size, "%s/%s", dir, d->d_name);
-			ret = 0;
-			break;
-		}
-	}
-	closedir(dp);
-	return ret;
-}
-
-#define MAX_HUGE_PAGES	64
-
-/*
- * The huge pages pool file @path lists in huge_page_addrs, stored in
- * @addrs: their number, or -1 if the file cannot be read, has no such line
- * or lists more than MAX_HUGE_PAGES.
- */
-static int huge_page_addrs(const char *path, unsigned long *addrs)
-{
-	static char buf[1 << 14];
-	char *line, *tok, *save;
-	int n = 0;
-
-	if (jt_read(path, buf, sizeof(buf)) <= 0)
-		return -1;
-	line = strstr(buf, "huge_page_addrs");
-	if (!line)
-		return -1;
-	line = strtok_r(line, "\n", &save);
-	for (tok = strtok_r(line + strlen("huge_page_addrs"), " ", &save);
-	     tok; tok = strtok_r(NULL, " ", &save)) {
-		if (n == MAX_HUGE_PAGES)
-			return -1;	/* more than the caller can check */
-		addrs[n++] = strtoul(tok, NULL, 16);
-	}
-	return n;
-}
-
-/* Is @addr inside one of the huge pages listed in pool file @path? */
-static int in_huge_page(const char *path, unsigned long addr)
-{
-	unsigned long pages[MAX_HUGE_PAGES];
-	int i, n = huge_page_addrs(path, pages);
-
-	for (i = 0; i < n; i++)
-		if (addr >= pages[i] && addr < pages[i] + (2UL << 20))
-			return 1;
-	return 0;
-}
 
 /*
  * Where the architecture caches module text, a loaded module's text is
@@ -227,7 +151,7 @@ TEST(module_text_from_cache)
 
 	before = jt_read_key(pool, "bytes_in_use_modules");
 	ASSERT_LE(0, before);
-	ASSERT_EQ(0, jt_module_load(testmod_path(), ""));
+	ASSERT_EQ(0, jt_module_load(jt_testmod_path(), ""));
 	ASSERT_LT(0, jt_read("/sys/module/" TESTMOD_NAME "/parameters/selfcheck",
 			     buf, sizeof(buf)));
 	EXPECT_STREQ("ok\n", buf);
@@ -254,16 +178,6 @@ TEST(module_text_from_cache)
 	EXPECT_EQ(before, after);
 }
 
-/* Address of the module's @name section (as in section_addr()), or 0. */
-static unsigned long mod_section_addr(const char *mod, const char *name)
-{
-	char path[256], buf[64];
-
-	snprintf(path, sizeof(path), "/sys/module/%s/sections/%s", mod, name);
-	if (jt_read(path, buf, sizeof(buf)) <= 0)
-		return 0;
-	return strtoul(buf, NULL, 16);
-}
 
 /* Does the kernel patch retpolines into module text (spectre_v2)? */
 static int retpolines_on(void)
@@ -296,7 +210,7 @@ TEST(module_text_written_once)
 
 	before = jt_read_key(API_PATH, "text_pokes");
 	ASSERT_LE(0, before);
-	ASSERT_EQ(0, jt_module_load(testmod_path(), ""));
+	ASSERT_EQ(0, jt_module_load(jt_testmod_path(), ""));
 	after = jt_read_key(API_PATH, "text_pokes");
 	ASSERT_LT(0, jt_read("/sys/module/" TESTMOD_NAME "/parameters/selfcheck",
 			     buf, sizeof(buf)));
@@ -392,7 +306,7 @@ TEST(module_init_text_from_cache)
 		ASSERT_EQ(0, jt_write(INIT_EV_INSTANCE "/events/jitalloc/jit_free/enable", "1"));
 	}
 
-	ASSERT_EQ(0, jt_module_load(testmod_path(), ""));
+	ASSERT_EQ(0, jt_module_load(jt_testmod_path(), ""));
 	ASSERT_LT(0, jt_read("/sys/module/" TESTMOD_NAME "/parameters/selfcheck",
 			     buf, sizeof(buf)));
 	EXPECT_STREQ("ok\n", buf);
@@ -459,7 +373,7 @@ TEST(its_thunks_from_cache)
 	boot = jt_read_key(pool, "bytes_in_use_its");
 	printf("# ITS thunk bytes in the cache at rest: %ld\n", boot);
 	EXPECT_LT(0, boot) TH_LOG("the kernel's own thunks are not in the cache");
-	ASSERT_EQ(0, jt_module_load(testmod_path(), ""));
+	ASSERT_EQ(0, jt_module_load(jt_testmod_path(), ""));
 	loaded = jt_read_key(pool, "bytes_in_use_its");
 	ASSERT_LT(0, jt_read("/sys/module/" TESTMOD_NAME "/parameters/selfcheck",
 			     buf, sizeof(buf)));
@@ -1447,12 +1361,12 @@ TEST(no_direct_map_splits_from_module_cycles)
 
 	in_use = jt_read_key(BLOCKS_PATH, "pages_in_use");
 	allocs = jt_read_key(BLOCKS_PATH, "allocs");
-	ASSERT_EQ(0, jt_module_load(testmod_path(), ""));
+	ASSERT_EQ(0, jt_module_load(jt_testmod_path(), ""));
 	ASSERT_EQ(0, jt_module_unload(TESTMOD_NAME));
 
 	before = jt_read_key("/proc/vmstat", "direct_map_level2_splits");
 	for (i = 0; i < 5; i++) {
-		ASSERT_EQ(0, jt_module_load(testmod_path(), ""));
+		ASSERT_EQ(0, jt_module_load(jt_testmod_path(), ""));
 		ASSERT_EQ(0, jt_module_unload(TESTMOD_NAME));
 	}
 	after = jt_read_key("/proc/vmstat", "direct_map_level2_splits");
@@ -1636,7 +1550,7 @@ static int churn_modules(time_t end)
 	if (!churn_modules_built)
 		return 0;
 	while (churn_continue(end)) {
-		if (jt_module_load(testmod_path(), "")) {
+		if (jt_module_load(jt_testmod_path(), "")) {
 			if (churn_fatal())
 				return -1;
 		} else if (jt_module_unload(TESTMOD_NAME) && churn_fatal()) {
@@ -2592,7 +2506,7 @@ TEST(livepatch_klp_relocation)
 			     buf, sizeof(buf)));
 	EXPECT_STREQ("rox\n", buf);
 
-	ASSERT_EQ(0, jt_module_load(testmod_path(), ""));
+	ASSERT_EQ(0, jt_module_load(jt_testmod_path(), ""));
 	ASSERT_EQ(0, klp_settled("jitalloc_klp"));
 	ASSERT_LT(0, jt_read("/sys/module/" TESTMOD_NAME "/parameters/selfcheck",
 			     buf, sizeof(buf)));
@@ -2613,7 +2527,7 @@ TEST(livepatch_klp_relocation)
 	ASSERT_EQ(0, klp_settled("jitalloc_klp"));
 	EXPECT_EQ(0, jt_module_unload("jitalloc_klp"));
 	/* the test module comes back unpatched */
-	ASSERT_EQ(0, jt_module_load(testmod_path(), ""));
+	ASSERT_EQ(0, jt_module_load(jt_testmod_path(), ""));
 	ASSERT_LT(0, jt_read("/sys/module/" TESTMOD_NAME "/parameters/patchable",
 			     buf, sizeof(buf)));
 	EXPECT_STREQ("1\n", buf);

@@ -7,6 +7,7 @@
 #ifndef JITALLOC_UTIL_H
 #define JITALLOC_UTIL_H
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -32,6 +33,7 @@
 
 #define JT_DEBUGFS	"/sys/kernel/debug"
 #define JT_TRACEFS	"/sys/kernel/tracing"
+#define TESTMOD_NAME	"jitalloc_testmod"
 
 /* A function the tests probe and trace, and how user space makes it run. */
 #define PROBE_FUNC	"do_filp_open"
@@ -64,6 +66,8 @@ struct jt_pt_entry {
 	unsigned long start, end;
 	unsigned long level_size;	/* bytes one entry at this level maps */
 	int writable, exec;
+	int not_global;		/* arm64 "NG": not in the TLB across ASIDs */
+	int guarded;		/* arm64 "GP": BTI guarded page */
 };
 
 /*
@@ -84,12 +88,18 @@ static inline int jt_pt_parse(const char *line, struct jt_pt_entry *e)
 	e->level_size = 0;
 	e->writable = 0;
 	e->exec = 0;
+	e->not_global = 0;
+	e->guarded = 0;
 	for (p = line + n; sscanf(p, "%63s%n", tok, &n) == 1; p += n) {
 		if (!strcmp(tok, "RW") || !strcmp(tok, "ro")) {
 			e->writable = tok[0] == 'R';
 			have_perm = 1;
 		} else if (!strcmp(tok, "x")) {
 			e->exec = 1;
+		} else if (!strcmp(tok, "NG")) {
+			e->not_global = 1;
+		} else if (!strcmp(tok, "GP")) {
+			e->guarded = 1;
 		} else if (!strcasecmp(tok, "pte")) {
 			e->level_size = 4096;
 		} else if (!strcasecmp(tok, "pmd")) {
@@ -326,6 +336,95 @@ static inline long jt_bpf_run(int fd)
 	if (jt_bpf(BPF_PROG_TEST_RUN, &attr))
 		return -errno;
 	return attr.test.retval;
+}
+
+static inline const char *jt_testmod_path(void)
+{
+	const char *p = getenv("JITALLOC_TESTMOD");
+
+	return p ? p : "./test_modules/" TESTMOD_NAME ".ko";
+}
+
+/* Address of module @mod's section @name (/sys/module), or 0. */
+static inline unsigned long mod_section_addr(const char *mod, const char *name)
+{
+	char path[256], buf[64];
+
+	snprintf(path, sizeof(path), "/sys/module/%s/sections/%s", mod, name);
+	if (jt_read(path, buf, sizeof(buf)) <= 0)
+		return 0;
+	return strtoul(buf, NULL, 16);
+}
+
+/*
+ * A pool's or the page blocks' statistics file in debugfs jitalloc/, as
+ * opposed to "api" and the fault-injection directories.
+ */
+static inline int stats_file(const struct dirent *d)
+{
+	return d->d_type == DT_REG && d->d_name[0] != '.' &&
+	       strcmp(d->d_name, "api");
+}
+
+/* The debugfs file of the cache pool that serves @user, if any. */
+static inline int cache_pool(const char *user, char *path, size_t size)
+{
+	const char *dir = JT_DEBUGFS "/jitalloc";
+	struct dirent *d;
+	DIR *dp = opendir(dir);
+	int ret = -1;
+
+	if (!dp)
+		return -1;
+	while ((d = readdir(dp))) {
+		if (strstr(d->d_name, user)) {
+			snprintf(path, size, "%s/%s", dir, d->d_name);
+			ret = 0;
+			break;
+		}
+	}
+	closedir(dp);
+	return ret;
+}
+
+#define MAX_HUGE_PAGES	64
+
+/*
+ * The huge pages pool file @path lists in huge_page_addrs, stored in
+ * @addrs: their number, or -1 if the file cannot be read, has no such line
+ * or lists more than MAX_HUGE_PAGES.
+ */
+static inline int huge_page_addrs(const char *path, unsigned long *addrs)
+{
+	static char buf[1 << 14];
+	char *line, *tok, *save;
+	int n = 0;
+
+	if (jt_read(path, buf, sizeof(buf)) <= 0)
+		return -1;
+	line = strstr(buf, "huge_page_addrs");
+	if (!line)
+		return -1;
+	line = strtok_r(line, "\n", &save);
+	for (tok = strtok_r(line + strlen("huge_page_addrs"), " ", &save);
+	     tok; tok = strtok_r(NULL, " ", &save)) {
+		if (n == MAX_HUGE_PAGES)
+			return -1;	/* more than the caller can check */
+		addrs[n++] = strtoul(tok, NULL, 16);
+	}
+	return n;
+}
+
+/* Is @addr inside one of the huge pages listed in pool file @path? */
+static inline int in_huge_page(const char *path, unsigned long addr)
+{
+	unsigned long pages[MAX_HUGE_PAGES];
+	int i, n = huge_page_addrs(path, pages);
+
+	for (i = 0; i < n; i++)
+		if (addr >= pages[i] && addr < pages[i] + (2UL << 20))
+			return 1;
+	return 0;
 }
 
 static inline int jt_module_load(const char *path, const char *params)

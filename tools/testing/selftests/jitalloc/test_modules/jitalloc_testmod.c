@@ -271,14 +271,23 @@ static void __init jt_init_text_mapping(void)
 #endif
 }
 
+/*
+ * A module whose relocated, patched text does not run as compiled must not
+ * load: the failure is printed (harness/boot.sh fails a boot on it) and
+ * the load fails, so no test can take a broken module for a loaded one.
+ */
 static int __init jitalloc_testmod_init(void)
 {
 	strscpy(selfcheck, jt_check(), sizeof(selfcheck));
-	if (strcmp(selfcheck, "ok"))
+	if (strcmp(selfcheck, "ok")) {
 		pr_err("self check failed: %s\n", selfcheck);
+		return -EINVAL;
+	}
 	strscpy(initcheck, jt_init_check(), sizeof(initcheck));
-	if (strcmp(initcheck, "ok"))
+	if (strcmp(initcheck, "ok")) {
 		pr_err("init self check failed: %s\n", initcheck);
+		return -EINVAL;
+	}
 	jt_init_text_mapping();
 	return 0;
 }
