@@ -349,20 +349,14 @@ static void jit_fill_alias(void *addr, size_t len, u8 c)
  */
 static int jit_protect_aliases(void *addr, size_t len)
 {
-	size_t off;
-	int err;
+	int err = jit_protect_vmalloc_aliases(addr, PAGE_ALIGN(len));
 
-	for (off = 0; off < PAGE_ALIGN(len); off += PAGE_SIZE) {
-		err = jit_protect_alias(page_address(vmalloc_to_page(addr + off)),
-					PAGE_SIZE, true);
-		if (err) {
-			atomic_long_inc(&jit_alias_errors);
-			pr_warn_ratelimited("cannot make the direct-map alias of %p read-only (%d), allocation refused\n",
-					    addr + off, err);
-			return err;
-		}
+	if (err) {
+		atomic_long_inc(&jit_alias_errors);
+		pr_warn_ratelimited("cannot make the direct-map alias of %p read-only (%d), allocation refused\n",
+				    addr, err);
 	}
-	return 0;
+	return err;
 }
 #else
 static int jit_protect_aliases(void *addr, size_t len)

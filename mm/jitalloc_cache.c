@@ -320,6 +320,37 @@ int jit_protect_alias(void *addr, size_t len, bool protect)
 	return jit_arch_protect_alias(addr, len, protect);
 }
 
+int __weak jit_arch_protect_vmalloc_aliases(void *addr, size_t len)
+{
+	size_t off;
+	int err;
+
+	for (off = 0; off < len; off += PAGE_SIZE) {
+		err = jit_arch_protect_alias(page_address(vmalloc_to_page(addr + off)),
+					     PAGE_SIZE, true);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/**
+ * jit_protect_vmalloc_aliases() - make the aliases of vmalloc memory read-only
+ * @addr: vmalloc address, page aligned
+ * @len: bytes, a multiple of PAGE_SIZE
+ *
+ * jit_arch_protect_vmalloc_aliases() behind the fail_jitalloc_alias fault
+ * injection.
+ *
+ * Return: 0 or a negative errno.
+ */
+int jit_protect_vmalloc_aliases(void *addr, size_t len)
+{
+	if (jit_should_fail_alias(len))
+		return -ENOMEM;
+	return jit_arch_protect_vmalloc_aliases(addr, len);
+}
+
 static inline size_t chunks_to_bytes(unsigned long chunks)
 {
 	return chunks << JIT_CACHE_CHUNK_SHIFT;

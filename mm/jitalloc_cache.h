@@ -187,6 +187,14 @@ bool jit_cache_refill_end(struct jit_cache_pool *pool,
  */
 int jit_arch_protect_alias(void *addr, size_t len, bool protect);
 int jit_protect_alias(void *addr, size_t len, bool protect);
+/*
+ * Make the linear-map aliases of the pages behind vmalloc memory
+ * [@addr, @addr + @len) read-only, as one operation where the architecture
+ * can (one TLB flush for the whole range); the weak default protects the
+ * alias of each page with jit_arch_protect_alias().
+ */
+int jit_arch_protect_vmalloc_aliases(void *addr, size_t len);
+int jit_protect_vmalloc_aliases(void *addr, size_t len);
 
 /**
  * struct jit_leaf - the kernel page-table entry that maps one address

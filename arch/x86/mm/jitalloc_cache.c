@@ -28,6 +28,18 @@ int jit_arch_protect_alias(void *addr, size_t len, bool protect)
 	return set_memory_rw(start, numpages);
 }
 
+/*
+ * set_memory_ro() on vmalloc memory also protects the direct-map alias of
+ * each page (cpa_process_alias()), with one vm_unmap_aliases() and one TLB
+ * flush for the whole range; the vmalloc mapping itself is read-only
+ * already.  A module with megabytes of text costs one flush, as stock's
+ * set_memory_ro() of its text did, not one per page.
+ */
+int jit_arch_protect_vmalloc_aliases(void *addr, size_t len)
+{
+	return set_memory_ro((unsigned long)addr, len >> PAGE_SHIFT);
+}
+
 /* The direct map is split as needed, so every alias can be protected. */
 bool jit_arch_can_protect_alias(void)
 {

@@ -28,7 +28,6 @@
 #define BIGMOD_NAME	"jitalloc_bigmod"
 #define INITONLY_NAME	"jitalloc_initonly"
 
-
 /* Path of module file @ko next to the test module. */
 static void ko_path(char *buf, size_t size, const char *ko)
 {
@@ -130,8 +129,6 @@ TEST(module_load_unload)
 	EXPECT_NE(0, access("/sys/module/" TESTMOD_NAME, F_OK));
 }
 
-
-
 /*
  * Where the architecture caches module text, a loaded module's text is
  * served by the pool, read-only and executable (inside a PMD mapping when
@@ -177,7 +174,6 @@ TEST(module_text_from_cache)
 	after = jt_read_key(pool, "bytes_in_use_modules");
 	EXPECT_EQ(before, after);
 }
-
 
 /* Does the kernel patch retpolines into module text (spectre_v2)? */
 static int retpolines_on(void)
@@ -457,9 +453,38 @@ TEST(exec_aliases_read_only)
  * from the start with a read-only direct-map alias (the module checks its
  * own pages), and gives everything back on unload.
  */
+/* TLB shootdown IPIs so far, all CPUs (x86 /proc/interrupts), or -1. */
+static long tlb_shootdowns(void)
+{
+	char line[1024], *p, *end;
+	long sum = -1, v;
+	FILE *f = fopen("/proc/interrupts", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		p = line + strspn(line, " ");
+		if (strncmp(p, "TLB:", 4))
+			continue;
+		sum = 0;
+		for (p += 4; (v = strtol(p, &end, 10)), end != p; p = end)
+			sum += v;
+		break;
+	}
+	fclose(f);
+	return sum;
+}
+
+/*
+ * Bound on the TLB shootdowns of loading the big module: stock 6.1 flushes
+ * a few times per load (set_memory_ro()/set_memory_nx() of each part); a
+ * flush per 4 KiB page of its text would be over 500.
+ */
+#define BIGMOD_MAX_SHOOTDOWNS	64
+
 TEST(module_text_over_2mib)
 {
-	long fb_before, fb_loaded, fb_after;
+	long fb_before, fb_loaded, fb_after, tlb_before, tlb_loaded;
 	char path[512], pool[512], buf[64];
 	struct jt_pt_entry e = { 0 };
 	unsigned long text;
@@ -473,8 +498,18 @@ TEST(module_text_over_2mib)
 		SKIP(return, "no jitalloc cache pool serves module text here");
 
 	fb_before = jt_read_key(pool, "fallback_pages");
+	tlb_before = tlb_shootdowns();
 	ASSERT_EQ(0, jt_module_load(path, "")) TH_LOG("loading %s", path);
+	tlb_loaded = tlb_shootdowns();
 	fb_loaded = jt_read_key(pool, "fallback_pages");
+	/* its read-only aliases are made in one operation, not page by page */
+	if (tlb_before >= 0) {
+		EXPECT_GE(BIGMOD_MAX_SHOOTDOWNS, tlb_loaded - tlb_before)
+			TH_LOG("%ld TLB shootdowns loading %s", tlb_loaded - tlb_before,
+			       BIGMOD_NAME);
+		TH_LOG("%ld TLB shootdowns loading %s", tlb_loaded - tlb_before,
+		       BIGMOD_NAME);
+	}
 	ASSERT_LT(0, jt_read("/sys/module/" BIGMOD_NAME "/parameters/selfcheck",
 			     buf, sizeof(buf)));
 	EXPECT_STREQ("ok\n", buf);
