@@ -42,6 +42,9 @@ RUN = re.compile(r'^#\s+RUN\s+(\S+) \.\.\.')
 DIAG = re.compile(r'Expected|EXPECTATION FAILED|ASSERTION FAILED|'
                   r'Test failed|Test terminated|\.[ch]:\d+:')
 DIAG_LINES = 4
+# ... of which the lines that say an expectation or assertion failed
+EXPECT_FAILED = re.compile(r'Expected|EXPECTATION FAILED|ASSERTION FAILED')
+BAIL = re.compile(r'^\s*(#\s*)?Bail out!')
 
 
 def clean(line):
@@ -116,6 +119,14 @@ class Tally:
             else:
                 self.passed += 1
                 self.xfails.append(name)
+        elif directive and directive.upper().startswith('SKIP') and \
+                any(EXPECT_FAILED.search(d) for d in diag):
+            # kselftest_harness reports SKIP() after a failed EXPECT_*()
+            # as "ok # SKIP": the failed expectation decides
+            self.failed += 1
+            self.failures.append(name)
+            self.details[name] = ['skipped after a failed expectation'] + \
+                list(diag)
         elif directive and directive.upper().startswith('SKIP'):
             self.skipped += 1
             reason = directive[4:].strip() or '(no reason given)'
@@ -148,6 +159,9 @@ def parse_tap(lines, prefix, tally):
     last_run = ''
     diag = []
     for raw in lines:
+        if BAIL.match(raw):
+            tally.fail(f'{prefix}: "{raw.strip()[:80]}"')
+            continue
         m = RUN.match(raw)
         if m:
             last_run = m.group(1)
@@ -183,6 +197,8 @@ def parse_tap(lines, prefix, tally):
             path = '.'.join([prefix] + [s[1] for s in stack] + [name])
             if plan is not None and plan != seen:
                 tally.fail(f'{path}: plan 1..{plan}, {seen} results')
+            elif not seen:
+                tally.fail(f'{path}: the suite ran no case')
             # "not ok" with no failed case: the suite failed on its own
             if status != 'ok' and tally.failed == failed_before and \
                     not (directive and directive.upper().startswith('SKIP')):
@@ -193,9 +209,14 @@ def parse_tap(lines, prefix, tally):
         path = '.'.join([prefix] + [s[1] for s in stack] + [name])
         tally.add(status, path, directive, diag)
         diag = []
-    if root[2] is not None and not stack and root[2] != root[3] and \
-            prefix.startswith('selftest'):
-        tally.fail(f'{prefix}: plan 1..{root[2]}, {root[3]} results')
+    if prefix.startswith('selftest'):
+        # the plan is checked whatever "# Subtest:" lines came with it
+        if root[2] is None:
+            tally.fail(f'{prefix}: no plan (1..N) printed')
+        elif root[2] != root[3] or root[2] == 0:
+            tally.fail(f'{prefix}: plan 1..{root[2]}, {root[3]} results')
+    for s in stack:
+        tally.fail(f'{prefix}.{s[1]}: no result line for the suite')
     return suites
 
 
@@ -237,6 +258,10 @@ def main():
         m = SELFTEST_BEGIN.match(line)
         if m:
             cur = m.group(1)
+            if cur in blocks:
+                # a second block must not hide what the first one said
+                tally.fail(f'selftest.{cur}: printed twice')
+                cur += '#again'
             blocks[cur] = {'lines': [], 'rc': None}
             continue
         m = SELFTEST_END.match(line)
