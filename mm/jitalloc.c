@@ -91,6 +91,7 @@ static atomic_long_t jit_text_pages = ATOMIC_LONG_INIT(0);
 #define JIT_AREA_FALLBACK BIT(2) /* served for a pool that had no room */
 #define JIT_AREA_BLOCKS	BIT(3)	/* pages from the context's page blocks */
 #define JIT_AREA_ALIAS	BIT(4)	/* direct-map alias made read-only */
+#define JIT_AREA_DYING	BIT(5)	/* being freed: no longer a live allocation */
 #define JIT_AREA_TYPE_SHIFT 8	/* &enum jit_alloc_type + 1, 0 if untyped */
 #define JIT_AREA_TYPE(type) (((unsigned long)(type) + 1) << JIT_AREA_TYPE_SHIFT)
 
@@ -772,6 +773,27 @@ void *jit_data_alloc_type(enum jit_alloc_type type, size_t len)
 }
 EXPORT_SYMBOL_GPL(jit_data_alloc_type);
 
+/*
+ * Remove the area @mas walked to (@entry), with the areas' lock held.  A
+ * removal from a maple tree may need a new node, and one that failed would
+ * leave a stale entry that lookups take for a live allocation: writes into
+ * freed memory would pass jit_update_check().  So the entry is first
+ * marked dying, an overwrite of its exact range that needs no node, and
+ * then erased by storing NULL with __GFP_NOFAIL, which may let the lock go
+ * to allocate but cannot fail; meanwhile lookups see a dying entry as no
+ * allocation, and a second free of it is refused.
+ */
+static void jit_areas_remove(struct ma_state *mas, void *entry)
+{
+	unsigned long first = mas->index, last = mas->last;
+
+	WARN_ON_ONCE(mas_store_gfp(mas,
+				   xa_mk_value(xa_to_value(entry) | JIT_AREA_DYING),
+				   GFP_KERNEL | __GFP_NOFAIL));
+	mas_set_range(mas, first, last);
+	WARN_ON_ONCE(mas_store_gfp(mas, NULL, GFP_KERNEL | __GFP_NOFAIL));
+}
+
 /**
  * jit_free() - free memory allocated by the jit allocator
  * @buf: the start of an allocation, or %NULL
@@ -798,9 +820,10 @@ void jit_free(void *buf)
 
 	mtree_lock(&jit_areas);
 	entry = mas_walk(&mas);
-	if (entry && mas.index == addr) {
+	if (entry && mas.index == addr &&
+	    !(xa_to_value(entry) & JIT_AREA_DYING)) {
 		len = mas.last - mas.index + 1;
-		mas_erase(&mas);
+		jit_areas_remove(&mas, entry);
 		found = true;
 	}
 	mtree_unlock(&jit_areas);
@@ -839,7 +862,7 @@ static bool jit_update_check(const void *dst, size_t len, unsigned long *area)
 
 	mtree_lock(&jit_areas);
 	entry = mas_walk(&mas);
-	ok = entry && last <= mas.last;
+	ok = entry && !(xa_to_value(entry) & JIT_AREA_DYING) && last <= mas.last;
 	if (ok)
 		*area = xa_to_value(entry);
 	mtree_unlock(&jit_areas);
@@ -1120,7 +1143,7 @@ static void jit_exec_aliases_show(struct seq_file *m)
 	mtree_lock(&jit_areas);
 	mas_for_each(&mas, entry, ULONG_MAX) {
 		area = xa_to_value(entry);
-		if (area & JIT_AREA_TEXT)
+		if ((area & JIT_AREA_TEXT) && !(area & JIT_AREA_DYING))
 			jit_exec_aliases_count(mas.index, mas.last, area, &checked,
 					       &writable, &others);
 		if (need_resched() || spin_needbreak(&jit_areas.ma_lock)) {

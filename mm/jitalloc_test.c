@@ -12,6 +12,7 @@
 #include <linux/jitalloc.h>
 #include <linux/mm.h>
 #include <linux/pgtable.h>
+#include <linux/sched.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/string.h>
@@ -651,6 +652,49 @@ static void jit_test_free_interior(struct kunit *test)
 	jit_free(p);
 }
 
+#define JIT_TEST_FAIL_AREAS	64
+
+/*
+ * A free cannot fail, whatever allocation fails under it: taking an area
+ * out of the allocator's tree may need a maple node (a rebalance), and a
+ * failed removal would leave a stale entry that passes the range check of
+ * jit_update_copy().  Each free here has its first, second, third or
+ * fourth slab allocation fail (the task's fail-nth, as
+ * /proc/self/fail-nth sets it; with FAILSLAB built in); every freed area
+ * must be gone from the tree.
+ */
+static void jit_test_free_under_failslab(struct kunit *test)
+{
+#ifdef CONFIG_FAILSLAB
+	struct jit_alloc_params params;
+	struct jit_alloc_ctx *ctx;
+	void **p;
+	int i, n, stale = 0;
+
+	jit_test_params(&params);
+	params.flags |= JIT_ALLOC_USE_TEXT_POKE;
+	ctx = jit_test_ctx(test, &params);
+	p = kunit_kcalloc(test, JIT_TEST_FAIL_AREAS, sizeof(*p), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	for (n = 0; n < JIT_TEST_FAIL_AREAS; n++) {
+		p[n] = jit_alloc_ctx_alloc(ctx, &ctx->params.text, true, PAGE_SIZE);
+		if (!p[n] || !jit_is_rox_text(p[n]))
+			break;
+	}
+	for (i = 0; i < n; i++) {
+		current->fail_nth = 1 + i % 4;
+		jit_free(p[i]);
+		current->fail_nth = 0;
+		if (jit_is_rox_text(p[i]))
+			stale++;
+	}
+	KUNIT_EXPECT_EQ(test, n, JIT_TEST_FAIL_AREAS);
+	KUNIT_EXPECT_EQ(test, stale, 0);
+#else
+	kunit_skip(test, "FAILSLAB is built into the debug kernel only");
+#endif
+}
+
 static void jit_test_double_free(struct kunit *test)
 {
 	unsigned long refused;
@@ -713,6 +757,7 @@ static struct kunit_case jitalloc_test_cases[] = {
 	KUNIT_CASE(jit_test_free_foreign),
 	KUNIT_CASE(jit_test_free_interior),
 	KUNIT_CASE(jit_test_double_free),
+	KUNIT_CASE(jit_test_free_under_failslab),
 	{}
 };
 
