@@ -930,14 +930,16 @@ unsigned long jit_free_seq(void)
 }
 EXPORT_SYMBOL_GPL(jit_free_seq);
 
-void __weak jit_arch_text_copy(void *dst, const void *src, size_t len)
+int __weak jit_arch_text_copy(void *dst, const void *src, size_t len)
 {
 	memcpy(dst, src, len);
+	return 0;
 }
 
-void __weak jit_arch_text_set(void *dst, int c, size_t len)
+int __weak jit_arch_text_set(void *dst, int c, size_t len)
 {
 	memset(dst, c, len);
+	return 0;
 }
 
 /*
@@ -1003,10 +1005,9 @@ int jit_update_copy(void *dst, const void *src, size_t len)
 
 	if (area & JIT_AREA_POKE) {
 		atomic_long_inc(&jit_text_pokes);
-		jit_arch_text_copy(dst, src, len);
-	} else {
-		memcpy(dst, src, len);
+		return jit_arch_text_copy(dst, src, len);
 	}
+	memcpy(dst, src, len);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(jit_update_copy);
@@ -1037,10 +1038,9 @@ int jit_update_set(void *dst, int c, size_t len)
 
 	if (area & JIT_AREA_POKE) {
 		atomic_long_inc(&jit_text_pokes);
-		jit_arch_text_set(dst, c, len);
-	} else {
-		memset(dst, c, len);
+		return jit_arch_text_set(dst, c, len);
 	}
+	memset(dst, c, len);
 	return 0;
 }
 EXPORT_SYMBOL_GPL(jit_update_set);

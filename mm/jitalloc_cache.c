@@ -1012,8 +1012,17 @@ static void jit_cache_refill_work(struct work_struct *work)
 	bool emptied = false;
 
 	while ((page = jit_cache_refill_begin(pool, &start, &nr))) {
-		jit_arch_text_set(page->addr + chunks_to_bytes(start),
-				  pool->fill, chunks_to_bytes(nr));
+		/*
+		 * Chunks that could not be filled with traps stay out of
+		 * use, marked refilling, rather than be handed out with the
+		 * old code in them (the pages of a live huge page are mapped:
+		 * this does not happen).
+		 */
+		if (WARN_ON_ONCE(jit_arch_text_set(page->addr +
+						   chunks_to_bytes(start),
+						   pool->fill,
+						   chunks_to_bytes(nr))))
+			continue;
 		emptied |= jit_cache_refill_end(pool, page, start, nr);
 		total += nr;
 	}

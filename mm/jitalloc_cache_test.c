@@ -515,7 +515,7 @@ static void cache_test_refill_window(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, after.chunks_used, before.chunks_used + 2);
 
 	/* done: the chunks are free again, and nothing else changed */
-	jit_arch_text_set(p, test_fill(), 128);
+	KUNIT_EXPECT_EQ(test, jit_arch_text_set(p, test_fill(), 128), 0);
 	jit_cache_refill_end(pool, page, start, nr);
 	KUNIT_EXPECT_EQ(test, stats_of(pool).chunks_used, 2UL);
 	KUNIT_EXPECT_EQ(test, jit_cache_free(r), 0);

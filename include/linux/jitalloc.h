@@ -187,8 +187,8 @@ struct jit_alloc_params *jit_alloc_arch_params(void);
 void jit_alloc_init(void);
 
 /* Architecture text poking, used with %JIT_ALLOC_USE_TEXT_POKE. */
-void jit_arch_text_copy(void *dst, const void *src, size_t len);
-void jit_arch_text_set(void *dst, int c, size_t len);
+int jit_arch_text_copy(void *dst, const void *src, size_t len);
+int jit_arch_text_set(void *dst, int c, size_t len);
 /* Protections of memory mapped read-only and executable from the start. */
 pgprot_t jit_arch_rox_pgprot(void);
 pgprot_t jit_prot_pgprot(enum jit_prot prot);

@@ -7,26 +7,38 @@
 #include <linux/jitalloc.h>
 #include <linux/mm.h>
 #include <linux/set_memory.h>
+#include <asm/insn.h>
 #include <asm/patching.h>
 #include <asm/tlbflush.h>
 
 #include "../../../mm/jitalloc_cache.h"
 
-void jit_arch_text_copy(void *dst, const void *src, size_t len)
+int jit_arch_text_copy(void *dst, const void *src, size_t len)
 {
-	aarch64_insn_copy(dst, src, len);
+	return aarch64_insn_copy(dst, src, len) ? 0 : -EFAULT;
 }
 
-void jit_arch_text_set(void *dst, int c, size_t len)
+/*
+ * Whole instructions are filled a page per fixmap mapping (a refill of a
+ * freed 2 MiB run maps 512 times, not once per 256 bytes); an unaligned
+ * head or tail is copied from a small buffer.
+ */
+int jit_arch_text_set(void *dst, int c, size_t len)
 {
-	u8 buf[256];
-	size_t done, n;
+	size_t head = min_t(size_t, len,
+			    PTR_ALIGN(dst, AARCH64_INSN_SIZE) - dst);
+	size_t body = round_down(len - head, AARCH64_INSN_SIZE);
+	size_t tail = len - head - body;
+	u8 buf[AARCH64_INSN_SIZE];
 
 	memset(buf, c, sizeof(buf));
-	for (done = 0; done < len; done += n) {
-		n = min(len - done, sizeof(buf));
-		aarch64_insn_copy(dst + done, buf, n);
-	}
+	if (head && !aarch64_insn_copy(dst, buf, head))
+		return -EFAULT;
+	if (body && !aarch64_insn_set(dst + head, 0x01010101U * (u8)c, body))
+		return -EFAULT;
+	if (tail && !aarch64_insn_copy(dst + head + body, buf, tail))
+		return -EFAULT;
+	return 0;
 }
 
 static int jit_alias_pte(pte_t *ptep, unsigned long addr, void *data)
