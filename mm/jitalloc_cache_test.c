@@ -14,7 +14,9 @@
 #include <linux/kthread.h>
 #include <linux/memory.h>
 #include <linux/mm.h>
+#include <linux/mmap_lock.h>
 #include <linux/moduleparam.h>
+#include <linux/pagewalk.h>
 #include <linux/pgtable.h>
 #include <linux/prandom.h>
 #include <linux/set_memory.h>
@@ -909,6 +911,124 @@ static void cache_test_fallback_alias(struct kunit *test)
 	}
 }
 
+/*
+ * A huge vmalloc mapping made where smaller mappings were replaces their
+ * table and frees it (pmd_free_pte_page()) while a software walker of the
+ * kernel page tables may be inside it.  The walker here does what the
+ * page-table dumper does - ptdump_walk_pgd() walks with init_mm's
+ * mmap_lock held for writing - over one PMD-sized window, while the test
+ * maps that window with small pages, frees it, maps it with one huge page
+ * (over the former table) and frees it again, many times.  A clear or
+ * free of the table under a walker that tested the entry and reads it
+ * again oopses the walker.
+ */
+struct huge_vmap_walk {
+	unsigned long start;
+	unsigned long walks;
+	unsigned long leaves;
+	unsigned long ptes;
+};
+
+static int huge_vmap_pmd_entry(pmd_t *pmd, unsigned long addr,
+			       unsigned long next, struct mm_walk *walk)
+{
+	struct huge_vmap_walk *w = walk->private;
+	pmd_t val = READ_ONCE(*pmd);
+
+	if (pmd_leaf(val)) {
+		w->leaves++;
+		walk->action = ACTION_CONTINUE;
+	}
+	return 0;
+}
+
+static int huge_vmap_pte_entry(pte_t *pte, unsigned long addr,
+			       unsigned long next, struct mm_walk *walk)
+{
+	struct huge_vmap_walk *w = walk->private;
+
+	if (pte_present(READ_ONCE(*pte)))
+		w->ptes++;
+	return 0;
+}
+
+static const struct mm_walk_ops huge_vmap_walk_ops = {
+	.pmd_entry	= huge_vmap_pmd_entry,
+	.pte_entry	= huge_vmap_pte_entry,
+};
+
+static int huge_vmap_walker(void *data)
+{
+	struct huge_vmap_walk *w = data;
+
+	while (!kthread_should_stop()) {
+		mmap_write_lock(&init_mm);
+		walk_page_range_novma(&init_mm, w->start, w->start + PMD_SIZE,
+				      &huge_vmap_walk_ops, NULL, w);
+		mmap_write_unlock(&init_mm);
+		/* leave the lock free now and then, or no promotion gets it */
+		if (!(++w->walks % 4))
+			usleep_range(100, 200);
+		cond_resched();
+	}
+	return 0;
+}
+
+/* PMD_SIZE at @start, with the guard page vmalloc puts after it */
+static void *huge_vmap_at(unsigned long start, unsigned long vm_flags)
+{
+	return __vmalloc_node_range(PMD_SIZE, PMD_SIZE, start,
+				    start + PMD_SIZE + PAGE_SIZE,
+				    GFP_KERNEL | __GFP_NOWARN, PAGE_KERNEL,
+				    vm_flags, NUMA_NO_NODE,
+				    __builtin_return_address(0));
+}
+
+static void cache_test_huge_vmap_vs_walker(struct kunit *test)
+{
+	struct huge_vmap_walk *w;
+	struct task_struct *walker;
+	unsigned long end, promoted = 0, rounds = 0;
+	struct jit_leaf leaf;
+	void *p;
+
+	require_huge_vmalloc(test);
+	w = kunit_kzalloc(test, sizeof(*w), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, w);
+	/* a PMD-sized window that small pages map first: it gets a table */
+	p = __vmalloc_node_range(PMD_SIZE, PMD_SIZE, VMALLOC_START, VMALLOC_END,
+				 GFP_KERNEL, PAGE_KERNEL, 0, NUMA_NO_NODE,
+				 __builtin_return_address(0));
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	w->start = (unsigned long)p;
+	vfree(p);
+
+	walker = kthread_run(huge_vmap_walker, w, "jt_ptwalk");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(walker));
+	end = jiffies + msecs_to_jiffies(race_ms);
+	while (time_before(jiffies, end)) {
+		p = huge_vmap_at(w->start, VM_ALLOW_HUGE_VMAP);
+		if (p) {
+			jit_arch_kernel_leaf((unsigned long)p, &leaf);
+			if (leaf.size >= PMD_SIZE)
+				promoted++;
+			vfree(p);
+		}
+		/* small pages again: a new table for the next promotion */
+		p = huge_vmap_at(w->start, 0);
+		if (p)
+			vfree(p);
+		rounds++;
+		cond_resched();
+	}
+	kthread_stop(walker);
+	kunit_info(test, "%lu rounds, %lu huge mappings over a former table, %lu walks (%lu saw a leaf)",
+		   rounds, promoted, w->walks, w->leaves);
+	KUNIT_EXPECT_LT(test, 0UL, w->walks);
+	if (!promoted)
+		kunit_skip(test, "no PMD-sized page for a huge vmalloc mapping here");
+}
+
 static struct kunit_case jitalloc_cache_test_cases[] = {
 	KUNIT_CASE(cache_test_rounding_and_alignment),
 	KUNIT_CASE(cache_test_rox_pmd_mapping),
@@ -930,6 +1050,7 @@ static struct kunit_case jitalloc_cache_test_cases[] = {
 	KUNIT_CASE(cache_test_alias_failure),
 	KUNIT_CASE(cache_test_alias_restore_failure),
 	KUNIT_CASE(cache_test_fallback_alias),
+	KUNIT_CASE(cache_test_huge_vmap_vs_walker),
 	{}
 };
 
