@@ -60,11 +60,12 @@ static DEFINE_MTREE(jit_areas);
 static atomic_long_t jit_frees = ATOMIC_LONG_INIT(0);
 
 /*
- * Refused calls, by kind: each is a bug in a kernel user, so each is
- * counted (in debugfs "api", for tests that check a workload made none)
- * and warned about with a backtrace, every time rather than once per
- * boot, so that a bug after boot is not hidden by the KUnit cases that
- * make such calls on purpose.
+ * Refused calls, by kind: each is a bug in a kernel user (a double free, a
+ * write outside an allocation), so each is counted - in debugfs "api",
+ * what operators alert on and what tests check - and reported with a
+ * rate-limited message naming the caller.  Not a WARN: the KUnit cases
+ * make such calls on purpose and check the counts, and a test boot fails
+ * on any WARNING.
  */
 enum jit_refusal {
 	JIT_REFUSED_FREE,	/* not the start of a live allocation */
@@ -83,7 +84,8 @@ static atomic_long_t jit_text_pages = ATOMIC_LONG_INIT(0);
 #define jit_refuse(kind, fmt, ...)					\
 ({									\
 	atomic_long_inc(&jit_refused[kind]);				\
-	WARN(1, "jitalloc: " fmt, ##__VA_ARGS__);			\
+	pr_warn_ratelimited("refused from %pS: " fmt,			\
+			    __builtin_return_address(0), ##__VA_ARGS__); \
 })
 
 #define JIT_AREA_TEXT	BIT(0)	/* allocated as text */

@@ -35,9 +35,6 @@ static unsigned int race_ms = 1500;
 module_param(race_ms, uint, 0444);
 MODULE_PARM_DESC(race_ms, "milliseconds of cache_test_refill_race");
 
-/* Bad-input cases warn on purpose; the boot harness skips these lines. */
-#define EXPECT_WARNING_BEGIN() pr_info("jitalloc-test: expected warning begin\n")
-#define EXPECT_WARNING_END() pr_info("jitalloc-test: expected warning end\n")
 
 /* The byte the kernel fills text with: it traps when executed. */
 static u8 test_fill(void)
@@ -447,6 +444,7 @@ static void cache_test_concurrent(struct kunit *test)
 /* Cacheable types come through the jit API read-only and executable. */
 static void cache_test_through_jit_api(struct kunit *test)
 {
+	unsigned long refused;
 	u8 code[100], back[28];
 	struct jit_test_leaf l;
 	void *p;
@@ -470,15 +468,15 @@ static void cache_test_through_jit_api(struct kunit *test)
 
 	/* the allocation is 128 bytes: a write past it is refused whole */
 	memcpy(back, p + sizeof(code), sizeof(back));
-	EXPECT_WARNING_BEGIN();
-	jit_update_set(p + sizeof(code), 0x11, 64);
-	EXPECT_WARNING_END();
+	refused = jit_alloc_refused();
+	KUNIT_EXPECT_EQ(test, jit_update_set(p + sizeof(code), 0x11, 64),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, jit_alloc_refused(), refused + 1);
 	KUNIT_EXPECT_EQ(test, memcmp(back, p + sizeof(code), sizeof(back)), 0);
 
 	jit_free(p);
-	EXPECT_WARNING_BEGIN();
-	jit_free(p);		/* double free: reported, nothing happens */
-	EXPECT_WARNING_END();
+	jit_free(p);		/* double free: refused, nothing happens */
+	KUNIT_EXPECT_EQ(test, jit_alloc_refused(), refused + 2);
 }
 
 /*
@@ -1272,15 +1270,16 @@ static void blocks_test_no_area(struct kunit *test)
 /* Freeing a block mapping twice is refused by the jit core. */
 static void blocks_test_double_free(struct kunit *test)
 {
+	unsigned long refused;
 	struct blocks_ctx *b = blocks_setup(test, 0);
 	struct jit_block_stats s;
 	void *p = blocks_alloc(b, PAGE_SIZE);
 
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	jit_free(p);
-	EXPECT_WARNING_BEGIN();
+	refused = jit_alloc_refused();
 	jit_free(p);
-	EXPECT_WARNING_END();
+	KUNIT_EXPECT_EQ(test, jit_alloc_refused(), refused + 1);
 	s = blocks_stats(b);
 	KUNIT_EXPECT_EQ(test, s.frees, 1UL);
 	KUNIT_EXPECT_EQ(test, s.pages_in_use, 0UL);
