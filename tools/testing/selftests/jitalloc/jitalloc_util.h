@@ -427,6 +427,52 @@ static inline int in_huge_page(const char *path, unsigned long addr)
 	return 0;
 }
 
+/*
+ * A kprobe event "jitalloc_test/@event" on kernel function @func, enabled:
+ * counting calls independently of what the code under test counts itself.
+ */
+static inline int jt_probe_add(const char *event, const char *func)
+{
+	char buf[256];
+
+	snprintf(buf, sizeof(buf), "p:jitalloc_test/%s %s\n", event, func);
+	if (jt_append(JT_TRACEFS "/kprobe_events", buf))
+		return -1;
+	snprintf(buf, sizeof(buf), JT_TRACEFS "/events/jitalloc_test/%s/enable",
+		 event);
+	return jt_write(buf, "1");
+}
+
+/* Hits of the kprobe event @event so far (kprobe_profile), or -1. */
+static inline long jt_probe_hits(const char *event)
+{
+	static char buf[1 << 14];
+	char name[128];
+	const char *line;
+	long hits;
+
+	if (jt_read(JT_TRACEFS "/kprobe_profile", buf, sizeof(buf)) <= 0)
+		return -1;
+	for (line = buf; line && *line; line = strchr(line, '\n')) {
+		line += *line == '\n';
+		if (sscanf(line, "%127s %ld", name, &hits) == 2 &&
+		    !strcmp(name, event))
+			return hits;
+	}
+	return -1;
+}
+
+static inline void jt_probe_del(const char *event)
+{
+	char buf[256];
+
+	snprintf(buf, sizeof(buf), JT_TRACEFS "/events/jitalloc_test/%s/enable",
+		 event);
+	jt_write(buf, "0");
+	snprintf(buf, sizeof(buf), "-:jitalloc_test/%s\n", event);
+	jt_append(JT_TRACEFS "/kprobe_events", buf);
+}
+
 static inline int jt_module_load(const char *path, const char *params)
 {
 	int fd = open(path, O_RDONLY | O_CLOEXEC), ret;
