@@ -22,8 +22,10 @@ A kernel message that the serial console printed into the middle of a
 line of the selftest's output is split back out (see unsplice()).
 
 --expect-fail names selftests that are negative controls (run on stock
-6.1): each of their cases must fail, and is counted as passed and printed
-as XFAIL; a case that passes or skips there fails, since then the test
+6.1): each of their cases must fail by its claim's deciding check (it
+prints "claim refuted: "), and is then counted as passed and printed as
+XFAIL; a case that passes or skips there, or fails any other way (an
+assertion on the workload, a timeout, a crash), fails, since then the test
 cannot tell the series from stock.
 """
 import argparse
@@ -44,6 +46,8 @@ DIAG = re.compile(r'Expected|EXPECTATION FAILED|ASSERTION FAILED|'
 DIAG_LINES = 4
 # ... of which the lines that say an expectation or assertion failed
 EXPECT_FAILED = re.compile(r'Expected|EXPECTATION FAILED|ASSERTION FAILED')
+# what a claim's deciding check prints when it fails (jitalloc_claims.h)
+CLAIM_REFUTED = 'claim refuted: '
 BAIL = re.compile(r'^\s*(#\s*)?Bail out!')
 
 
@@ -108,7 +112,7 @@ class Tally:
                 return True
         return False
 
-    def add(self, status, name, directive, diag=()):
+    def add(self, status, name, directive, diag=(), refuted=False):
         if self.control:
             if directive and directive.upper().startswith('SKIP'):
                 self.fail(f'{name}: the control skipped: '
@@ -116,6 +120,13 @@ class Tally:
             elif status == 'ok':
                 self.fail(f'{name} passed on stock: it cannot tell the '
                           'series from stock')
+            elif not refuted:
+                # an assertion, a timeout or a crash: not the claim
+                self.failed += 1
+                self.failures.append(name)
+                self.details[name] = [
+                    f'failed on stock, but not by its deciding check '
+                    f'("{CLAIM_REFUTED}")'] + list(diag)
             else:
                 self.passed += 1
                 self.xfails.append(name)
@@ -158,6 +169,7 @@ def parse_tap(lines, prefix, tally):
     suites = {}
     last_run = ''
     diag = []
+    refuted = False
     for raw in lines:
         if BAIL.match(raw):
             tally.fail(f'{prefix}: "{raw.strip()[:80]}"')
@@ -166,7 +178,10 @@ def parse_tap(lines, prefix, tally):
         if m:
             last_run = m.group(1)
             diag = []
+            refuted = False
             continue
+        if CLAIM_REFUTED in raw and not RESULT.match(raw):
+            refuted = True
         if not RESULT.match(raw) and DIAG.search(raw):
             diag.append(raw.strip()[:200])
             # the first lines say where it failed; keep them
@@ -207,8 +222,9 @@ def parse_tap(lines, prefix, tally):
             continue
         (stack[-1] if stack else root)[3] += 1
         path = '.'.join([prefix] + [s[1] for s in stack] + [name])
-        tally.add(status, path, directive, diag)
+        tally.add(status, path, directive, diag, refuted)
         diag = []
+        refuted = False
     if prefix.startswith('selftest'):
         # the plan is checked whatever "# Subtest:" lines came with it
         if root[2] is None:

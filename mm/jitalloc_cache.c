@@ -86,6 +86,7 @@
 #include <linux/bitmap.h>
 #include <linux/debugfs.h>
 #include <linux/fault-inject.h>
+#include <linux/kallsyms.h>
 #include <linux/kasan.h>
 #include <linux/kmemleak.h>
 #include <linux/list.h>
@@ -1234,6 +1235,7 @@ static int jit_cache_stats_show(struct seq_file *m, void *v)
 	unsigned long free, frag = 0, fallbacks, fallback_pages;
 	struct jit_cache_mappings mp;
 	struct jit_cache_stats s;
+	bool show;
 	int i;
 
 	jit_cache_get_stats(pool, &s);
@@ -1242,7 +1244,14 @@ static int jit_cache_stats_show(struct seq_file *m, void *v)
 	if (free)
 		frag = 100 - s.largest_free_run * 100 / free;
 
-	seq_printf(m, "range 0x%lx-0x%lx\n", pool->as.start, pool->as.end);
+	/*
+	 * Addresses tell the module region's and the cache's KASLR offsets:
+	 * shown as /proc/kallsyms shows them (kptr_restrict, CAP_SYSLOG of
+	 * whoever opened the file), zero otherwise.
+	 */
+	show = kallsyms_show_value(m->file->f_cred);
+	seq_printf(m, "range 0x%lx-0x%lx\n", show ? pool->as.start : 0,
+		   show ? pool->as.end : 0);
 	seq_printf(m, "huge_pages %lu\n", s.huge_pages);
 	seq_printf(m, "spare_pages %lu\n", s.spare_pages);
 	seq_printf(m, "fallback_pages %lu\n", fallback_pages);
@@ -1275,7 +1284,7 @@ static int jit_cache_stats_show(struct seq_file *m, void *v)
 	seq_puts(m, "huge_page_addrs");
 	mutex_lock(&pool->lock);
 	list_for_each_entry(page, &pool->pages, list)
-		seq_printf(m, " 0x%lx", (unsigned long)page->addr);
+		seq_printf(m, " 0x%lx", show ? (unsigned long)page->addr : 0);
 	mutex_unlock(&pool->lock);
 	seq_putc(m, '\n');
 	return 0;
