@@ -15,6 +15,8 @@ SELFTESTS="jitalloc jitalloc_prot"
 
 totals=$LOGS/test-totals
 : >"$totals"
+# boot.sh appends a line per boot it had to repeat (a silent x86 TCG hang)
+: >"$LOGS/flakes"
 start=$(date +%s)
 
 fail_step() {
@@ -116,6 +118,12 @@ if [ -n "$failures" ]; then
 	echo "$failures" | sed 's/^/  /'
 fi
 
+if [ -s "$LOGS/flakes" ]; then
+	echo "flakes (boots repeated after a silent hang): $(wc -l <"$LOGS/flakes")"
+	sed 's/^/  /' "$LOGS/flakes"
+else
+	echo "flakes (boots repeated after a silent hang): 0"
+fi
 read -r p f s < <(awk '{p += $1; f += $2; s += $3} END {print p+0, f+0, s+0}' "$totals")
 echo "make test finished in $(($(date +%s) - start))s"
 echo "$p passed, $f failed, $s skipped"
