@@ -1475,11 +1475,16 @@ static int churn_modules_built;
  * churn only with modules) did CHURN_MIN_CYCLES, which a slow kernel
  * (KASAN, lockdep under TCG) needs, but never CHURN_MAX_SECONDS longer.
  */
+static int churn_once;
+
 static int churn_continue(time_t end)
 {
 	time_t now = time(NULL);
 	int i;
 
+	/* churn_verify(): one round each */
+	if (churn_once)
+		return !churn_me->cycles;
 	if (now < end)
 		return 1;
 	if (now >= end - CHURN_SECONDS + CHURN_MAX_SECONDS)
@@ -1493,10 +1498,15 @@ static int churn_continue(time_t end)
 	return 0;
 }
 
-/* A step failed: fatal, unless faults or memory pressure are expected. */
-static int churn_fatal(void)
+/*
+ * A step failed with @err (a negative errno): fatal, unless faults or
+ * memory pressure are expected and it is an allocation failure - ENOMEM,
+ * or EFAULT from a user copy whose page could not be allocated.  A wrong
+ * result is never an allocation failure: its callers fail at once.
+ */
+static int churn_fatal(int err)
 {
-	if (!churn_tolerant)
+	if (!churn_tolerant || (err != -ENOMEM && err != -EFAULT))
 		return 1;
 	churn_me->errors++;
 	return 0;
@@ -1586,16 +1596,26 @@ static int churn_wx_sampler(time_t end)
 static int churn_bpf(time_t end)
 {
 	int n = 0, fds[16], i;
+	long r;
 
 	while (churn_continue(end)) {
 		for (i = 0; i < 16; i++) {
 			fds[i] = jt_bpf_load(i, (n + i) % 24);
-			if (fds[i] < 0 && churn_fatal())
+			if (fds[i] < 0 && churn_fatal(-errno))
 				return -1;
 		}
-		for (i = 0; i < 16; i++)
-			if (fds[i] >= 0 && jt_bpf_run(fds[i]) != i && churn_fatal())
+		for (i = 0; i < 16; i++) {
+			if (fds[i] < 0)
+				continue;
+			r = jt_bpf_run(fds[i]);
+			/* a program that returns the wrong value is corrupt */
+			if (r >= 0 && r != i) {
+				printf("# churn bpf: program %d returned %ld\n", i, r);
 				return -1;
+			}
+			if (r < 0 && churn_fatal(r))
+				return -1;
+		}
 		for (i = 0; i < 16; i++)
 			if (fds[i] >= 0)
 				close(fds[i]);
@@ -1611,11 +1631,16 @@ static int churn_modules(time_t end)
 	if (!churn_modules_built)
 		return 0;
 	while (churn_continue(end)) {
-		if (jt_module_load(jt_testmod_path(), "")) {
-			if (churn_fatal())
+		int err = jt_module_load(jt_testmod_path(), "");
+
+		/* a failed self check (corrupt text) is -EINVAL: fatal */
+		if (err) {
+			if (churn_fatal(err))
 				return -1;
-		} else if (jt_module_unload(TESTMOD_NAME) && churn_fatal()) {
-			return -1;
+		} else {
+			err = jt_module_unload(TESTMOD_NAME);
+			if (err && churn_fatal(err))
+				return -1;
 		}
 		churn_tick(++n);
 	}
@@ -1630,23 +1655,26 @@ static int churn_modules(time_t end)
 static int churn_kprobe_undo(void)
 {
 	int err = jt_write(CHURN_ENABLE, "0");
+	int err2 = jt_append(CHURN_EVENTS, "-:jitalloc_test/jt_churn\n");
 
-	err |= jt_append(CHURN_EVENTS, "-:jitalloc_test/jt_churn\n");
-	return err;
+	return err ? err : err2;
 }
 
 static int churn_kprobes(time_t end)
 {
-	int n = 0, ok;
+	int n = 0, ok, err;
 
 	while (churn_continue(end)) {
-		ok = !jt_append(CHURN_EVENTS, "p:jitalloc_test/jt_churn " PROBE_FUNC "\n") &&
-		     !jt_write(CHURN_ENABLE, "1");
+		err = jt_append(CHURN_EVENTS, "p:jitalloc_test/jt_churn " PROBE_FUNC "\n");
+		if (!err)
+			err = jt_write(CHURN_ENABLE, "1");
+		ok = !err;
 		if (ok)
 			open_something();
-		else if (churn_fatal())
+		else if (churn_fatal(err))
 			return -1;
-		if (churn_kprobe_undo() && ok && churn_fatal())
+		err = churn_kprobe_undo();
+		if (err && ok && churn_fatal(err))
 			return -1;
 		churn_tick(++n);
 	}
@@ -1657,28 +1685,62 @@ static int churn_ftrace_undo(void)
 {
 	int err = jt_write(CHURN_INSTANCE "/current_tracer", "nop");
 
-	err |= rmdir(CHURN_INSTANCE);
+	if (rmdir(CHURN_INSTANCE) && !err)
+		err = -errno;
 	return err;
 }
 
 static int churn_ftrace(time_t end)
 {
-	int n = 0, ok;
+	int n = 0, ok, err;
 
 	rmdir(CHURN_INSTANCE);
 	while (churn_continue(end)) {
-		ok = !mkdir(CHURN_INSTANCE, 0755) &&
-		     !jt_write(CHURN_INSTANCE "/set_ftrace_filter", PROBE_FUNC) &&
-		     !jt_write(CHURN_INSTANCE "/current_tracer", "function");
+		err = mkdir(CHURN_INSTANCE, 0755) ? -errno : 0;
+		if (!err)
+			err = jt_write(CHURN_INSTANCE "/set_ftrace_filter", PROBE_FUNC);
+		if (!err)
+			err = jt_write(CHURN_INSTANCE "/current_tracer", "function");
+		ok = !err;
 		if (ok)
 			open_something();
-		else if (churn_fatal())
+		else if (churn_fatal(err))
 			return -1;
-		if (churn_ftrace_undo() && ok && churn_fatal())
+		err = churn_ftrace_undo();
+		if (err && ok && churn_fatal(err))
 			return -1;
 		churn_tick(++n);
 	}
 	return n;
+}
+
+/*
+ * After the fault variants: one round of every user with no fault and no
+ * tolerance, so that nothing a fault hit stays broken (a program that
+ * returns the wrong value, a module that fails its self check, a probe or
+ * a trampoline that cannot be set up).  0, or -1 after saying what failed.
+ */
+static int churn_verify(void)
+{
+	static int (*const one[])(time_t) = {
+		churn_bpf, churn_modules, churn_kprobes, churn_ftrace,
+	};
+	int saved = churn_tolerant, ret = 0, i;
+	struct churn_stat local;
+
+	churn_tolerant = 0;
+	churn_once = 1;
+	for (i = 0; i < 4 && !ret; i++) {
+		memset(&local, 0, sizeof(local));
+		churn_me = &local;
+		if (one[i](time(NULL)) < 0) {
+			printf("# churn verify: worker %d failed after the faults\n", i);
+			ret = -1;
+		}
+	}
+	churn_once = 0;
+	churn_tolerant = saved;
+	return ret;
 }
 
 /* What a worker that failed half way (faults injected) may have left. */
@@ -1994,6 +2056,9 @@ TEST_F_TIMEOUT(churn, all_users_concurrently, 7200)
 		injected[i] = churn_faults_injected(i);
 	ASSERT_EQ(0, churn_faults_set(0));
 	churn_cleanup();
+	if (churn_faults)
+		EXPECT_EQ(0, churn_verify())
+			TH_LOG("a user failed without faults after the fault churn");
 	if (churn_faults) {
 		printf("# injected failures: failslab %ld, fail_page_alloc %ld, ",
 		       injected[0], injected[1]);
