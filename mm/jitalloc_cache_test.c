@@ -35,7 +35,6 @@ static unsigned int race_ms = 1500;
 module_param(race_ms, uint, 0444);
 MODULE_PARM_DESC(race_ms, "milliseconds of cache_test_refill_race");
 
-
 /* The byte the kernel fills text with: it traps when executed. */
 static u8 test_fill(void)
 {

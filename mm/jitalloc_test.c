@@ -557,8 +557,8 @@ static void jit_test_too_large(struct kunit *test)
 
 static void jit_test_bad_type(struct kunit *test)
 {
-	unsigned long refused;
-	refused = jit_alloc_refused();
+	unsigned long refused = jit_alloc_refused();
+
 	KUNIT_EXPECT_NULL(test, jit_text_alloc_type(JIT_TYPE_MODULE_DATA,
 						    PAGE_SIZE));
 	KUNIT_EXPECT_NULL(test, jit_data_alloc_type(JIT_TYPE_BPF, PAGE_SIZE));
@@ -720,8 +720,8 @@ static void jit_test_double_free(struct kunit *test)
 	q = jit_data_alloc(PAGE_SIZE);
 	KUNIT_ASSERT_NOT_NULL(test, q);
 	if (q != p) {
-			jit_free(p);
-			KUNIT_EXPECT_EQ(test, jit_alloc_refused(), refused + 2);
+		jit_free(p);
+		KUNIT_EXPECT_EQ(test, jit_alloc_refused(), refused + 2);
 	}
 	jit_update_set(q, JIT_TEST_PATTERN, PAGE_SIZE);
 	KUNIT_EXPECT_TRUE(test, jit_test_all_bytes(q, PAGE_SIZE,

@@ -165,7 +165,8 @@ TEST(jit_users_add_no_4k_exec_mappings)
 	       after.exec_entries - after.exec_pmd);
 	EXPECT_GE(before.exec_entries - before.exec_pmd,
 		  after.exec_entries - after.exec_pmd)
-		TH_LOG(CLAIM_REFUTED "4 KiB executable translations: %ld before, %ld with the workload",
+		TH_LOG(CLAIM_REFUTED
+		       "4 KiB executable translations: %ld before, %ld with the workload",
 		       before.exec_entries - before.exec_pmd,
 		       after.exec_entries - after.exec_pmd);
 }
@@ -265,7 +266,8 @@ TEST(jit_users_share_exec_areas)
 	printf("# executable vmalloc areas: %ld before, %ld with the workload\n",
 	       before, after);
 	EXPECT_GE(before + 2, after)
-		TH_LOG(CLAIM_REFUTED "executable vmalloc areas: %ld before, %ld with the workload",
+		TH_LOG(CLAIM_REFUTED
+		       "executable vmalloc areas: %ld before, %ld with the workload",
 		       before, after);
 }
 
