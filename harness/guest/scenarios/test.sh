@@ -11,14 +11,37 @@ for f in /sys/devices/system/cpu/vulnerabilities/*; do
 	[ -f "$f" ] && echo "### vulnerability ${f##*/}: $(cat "$f")"
 done
 leaks=/sys/kernel/debug/kmemleak
-# Objects kmemleak already suspects are the boot's (e.g. ACPI's early
-# kmem_caches, a known false positive): forget them, judge the tests only.
-# A first scan only records each object's checksum (a changed checksum
-# makes an object grey for that scan); the second one reports, and only
-# reported objects are cleared.
+# What kmemleak suspects after boot is judged before it is cleared: the
+# KUnit suites ran at boot, and an object they or jitalloc leaked (a frame
+# jit_* or kunit_* in its allocation's backtrace) fails the boot.  Other
+# boot suspects (e.g. ACPI's early kmem_caches, a known false positive)
+# are printed with their first frame, then forgotten, so that the tests
+# below are judged on their own.  A first scan only records each object's
+# checksum (a changed checksum makes an object grey for that scan); the
+# second one reports, and only reported objects are cleared.
 if [ -w $leaks ]; then
 	echo scan > $leaks
 	echo scan > $leaks
+	awk '
+	function done() {
+		if (!obj)
+			return
+		if (ours)
+			n++
+		print "### kmemleak boot suspect" (ours ? " (jitalloc or KUnit)" : "") ": " first
+	}
+	/^unreferenced object/ { done(); obj = 1; ours = 0; first = ""; next }
+	/\[<[0-9a-f]+>\]/ {
+		if (first == "" && $0 !~ /kmemleak_|slab_post_alloc_hook|kmalloc|kmem_cache_alloc|__alloc|alloc_pages|__vmalloc|vmalloc|vzalloc|kvmalloc|kzalloc|kcalloc|krealloc|kstrdup/)
+			first = $2
+		if ($2 ~ /^(jit_|kunit_)/)
+			ours = 1
+	}
+	END {
+		done()
+		if (n)
+			print "kmemleak: " n " new suspected memory leaks (at boot, with a jitalloc or KUnit frame)"
+	}' $leaks
 	echo clear > $leaks
 fi
 echo "### selftest jitalloc begin"
