@@ -45,7 +45,8 @@ DIAG = re.compile(r'Expected|EXPECTATION FAILED|ASSERTION FAILED|'
                   r'Test failed|Test terminated|\.[ch]:\d+:')
 DIAG_LINES = 4
 # ... of which the lines that say an expectation or assertion failed
-EXPECT_FAILED = re.compile(r'Expected|EXPECTATION FAILED|ASSERTION FAILED')
+EXPECT_FAILED = re.compile(r'\.[ch]:\d+:[^:]*:Expected |'
+                           r'EXPECTATION FAILED|ASSERTION FAILED')
 # what a claim's deciding check prints when it fails (jitalloc_claims.h)
 CLAIM_REFUTED = 'claim refuted: '
 BAIL = re.compile(r'^\s*(#\s*)?Bail out!')
@@ -269,24 +270,24 @@ def main():
     missing = []
 
     # Split the console into kernel (KUnit) and selftest blocks.
-    kernel_lines, blocks, cur = [], {}, None
+    kernel_lines, blocks, cur, key = [], {}, None, None
     for line in lines:
         m = SELFTEST_BEGIN.match(line)
         if m:
-            cur = m.group(1)
+            cur = key = m.group(1)
             if cur in blocks:
                 # a second block must not hide what the first one said
                 tally.fail(f'selftest.{cur}: printed twice')
-                cur += '#again'
-            blocks[cur] = {'lines': [], 'rc': None}
+                key = cur + '#again'
+            blocks[key] = {'lines': [], 'rc': None}
             continue
         m = SELFTEST_END.match(line)
         if m and cur == m.group(1):
-            blocks[cur]['rc'] = int(m.group(2))
-            cur = None
+            blocks[key]['rc'] = int(m.group(2))
+            cur = key = None
             continue
         if cur:
-            blocks[cur]['lines'].append(line)
+            blocks[key]['lines'].append(line)
         else:
             kernel_lines.append(line)
 

@@ -56,6 +56,13 @@
  */
 static DEFINE_MTREE(jit_areas);
 
+/* Read-only executable kernel protections, where the architecture has them. */
+#if defined(PAGE_KERNEL_ROX)
+#define JIT_PAGE_KERNEL_ROX	PAGE_KERNEL_ROX
+#elif defined(PAGE_KERNEL_READ_EXEC)
+#define JIT_PAGE_KERNEL_ROX	PAGE_KERNEL_READ_EXEC	/* riscv */
+#endif
+
 /* jit_free() calls, see jit_free_seq() */
 static atomic_long_t jit_frees = ATOMIC_LONG_INIT(0);
 
@@ -165,6 +172,13 @@ static bool jit_type_is_text(enum jit_alloc_type type)
 
 static bool jit_space_valid(const struct jit_address_space *as)
 {
+	if (as->prot > JIT_PROT_ROX)
+		return false;
+#ifndef JIT_PAGE_KERNEL_ROX
+	/* no read-only executable kernel mappings on this architecture */
+	if (as->prot == JIT_PROT_ROX)
+		return false;
+#endif
 	if (!as->end)
 		return !as->start && !as->fallback_start && !as->fallback_end;
 	if (as->start >= as->end || !PAGE_ALIGNED(as->start))
@@ -775,27 +789,6 @@ void *jit_data_alloc_type(enum jit_alloc_type type, size_t len)
 }
 EXPORT_SYMBOL_GPL(jit_data_alloc_type);
 
-/*
- * Remove the area @mas walked to (@entry), with the areas' lock held.  A
- * removal from a maple tree may need a new node, and one that failed would
- * leave a stale entry that lookups take for a live allocation: writes into
- * freed memory would pass jit_update_check().  So the entry is first
- * marked dying, an overwrite of its exact range that needs no node, and
- * then erased by storing NULL with __GFP_NOFAIL, which may let the lock go
- * to allocate but cannot fail; meanwhile lookups see a dying entry as no
- * allocation, and a second free of it is refused.
- */
-static void jit_areas_remove(struct ma_state *mas, void *entry)
-{
-	unsigned long first = mas->index, last = mas->last;
-
-	WARN_ON_ONCE(mas_store_gfp(mas,
-				   xa_mk_value(xa_to_value(entry) | JIT_AREA_DYING),
-				   GFP_KERNEL | __GFP_NOFAIL));
-	mas_set_range(mas, first, last);
-	WARN_ON_ONCE(mas_store_gfp(mas, NULL, GFP_KERNEL | __GFP_NOFAIL));
-}
-
 /**
  * jit_free() - free memory allocated by the jit allocator
  * @buf: the start of an allocation, or %NULL
@@ -820,15 +813,28 @@ void jit_free(void *buf)
 	/* before the memory can be handed out again */
 	atomic_long_inc(&jit_frees);
 
+	/*
+	 * A removal from the maple tree may need a node, and one that failed
+	 * would leave a stale entry that lookups take for a live allocation
+	 * (writes into freed memory would pass jit_update_check()).  So the
+	 * entry is marked dying first - an overwrite of its exact range,
+	 * which needs no node - and lookups and a second free take a dying
+	 * entry for none; then jit_mtree_erase_range() erases it, which
+	 * cannot fail.
+	 */
 	mtree_lock(&jit_areas);
 	entry = mas_walk(&mas);
 	if (entry && mas.index == addr &&
 	    !(xa_to_value(entry) & JIT_AREA_DYING)) {
 		len = mas.last - mas.index + 1;
-		jit_areas_remove(&mas, entry);
+		WARN_ON_ONCE(mas_store_gfp(&mas, xa_mk_value(xa_to_value(entry) |
+							     JIT_AREA_DYING),
+					   GFP_NOWAIT | __GFP_NOWARN));
 		found = true;
 	}
 	mtree_unlock(&jit_areas);
+	if (found)
+		jit_mtree_erase_range(&jit_areas, addr, addr + len - 1);
 
 	if (!found) {
 		int err = jit_cache_free(buf);
@@ -951,7 +957,12 @@ int __weak jit_arch_text_set(void *dst, int c, size_t len)
  */
 pgprot_t __weak jit_arch_rox_pgprot(void)
 {
-	return PAGE_KERNEL_ROX;
+#ifdef JIT_PAGE_KERNEL_ROX
+	return JIT_PAGE_KERNEL_ROX;
+#else
+	/* jit_params_valid() refuses JIT_PROT_ROX where this is reached */
+	return PAGE_KERNEL;
+#endif
 }
 
 /**
@@ -969,7 +980,12 @@ pgprot_t jit_prot_pgprot(enum jit_prot prot)
 {
 	switch (prot) {
 	case JIT_PROT_RWX:
+#ifdef PAGE_KERNEL_RWX
+		/* parisc: its PAGE_KERNEL_EXEC is read-only */
+		return PAGE_KERNEL_RWX;
+#else
 		return PAGE_KERNEL_EXEC;
+#endif
 	case JIT_PROT_ROX:
 		return jit_arch_rox_pgprot();
 	default:
@@ -1060,16 +1076,51 @@ struct jit_alloc_params * __weak jit_alloc_arch_params(void)
 }
 
 /**
- * jit_alloc_init() - set up the jit allocator
+ * jit_alloc_arch_init_late() - set the allocator up after random_init()?
  *
- * Called once from start_kernel(), after vmalloc and random_init() (arm64
- * draws its module region in jit_alloc_arch_params()), before any user of
- * executable memory runs.
+ * An architecture whose placement is drawn at random when the allocator is
+ * set up (arm64's module region) returns true, and must have no user of
+ * executable memory before start_kernel() calls random_init().
+ *
+ * Return: false here: set up right after vmalloc, before ftrace_init() and
+ * early_trace_init(), whose boot-time tracers may ask for trampolines.
  */
-void __init jit_alloc_init(void)
+bool __init __weak jit_alloc_arch_init_late(void)
+{
+	return false;
+}
+
+static void __init __jit_alloc_init(void)
 {
 	jit_alloc_ctx_init(&jit_ctx, jit_alloc_arch_params());
 	jit_alloc_cache_init();
+}
+
+/**
+ * jit_alloc_init() - set up the jit allocator
+ *
+ * Called once from mm_init(), after vmalloc is up and before any user of
+ * executable memory runs; does nothing where jit_alloc_arch_init_late().
+ */
+void __init jit_alloc_init(void)
+{
+	if (!jit_alloc_arch_init_late())
+		__jit_alloc_init();
+}
+
+/**
+ * jit_alloc_late_init() - set up the jit allocator once the rng is
+ *
+ * Called once from start_kernel() right after random_init(); sets the
+ * allocator up where jit_alloc_arch_init_late(), so that the placement
+ * the architecture draws comes from a random pool that has the boot's
+ * timestamps in it (with only a device tree kaslr-seed, nothing else is in
+ * it before).
+ */
+void __init jit_alloc_late_init(void)
+{
+	if (jit_alloc_arch_init_late())
+		__jit_alloc_init();
 }
 
 static DEFINE_MUTEX(jit_debugfs_lock);

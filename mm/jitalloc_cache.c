@@ -579,20 +579,18 @@ err_retry:
 
 /*
  * Take a dead page out of the lookup tree.  The erase may need a node, and
- * a failed one would leave the page in the tree after it is freed: it
- * stores NULL with __GFP_NOFAIL, so it may allocate, and so reclaim and
- * run the shrinker, which frees pages here too, but not fail.  It must not
- * hold jit_cache_map_sem.  Readers that found the page before the erase
- * see it dead under its pool's lock; waiting for the semaphore once after
- * the erase waits for them to let go of it.
+ * a failed one would leave the page in the tree after it is freed, so it
+ * is one that cannot fail (jit_mtree_erase_range()); it may wait for
+ * memory, so it must not hold jit_cache_map_sem.  Readers that found the
+ * page before the erase see it dead under its pool's lock; waiting for the
+ * semaphore once after the erase waits for them to let go of it.
  */
 static void jit_cache_unmap_page(struct jit_cache_page *page)
 {
 	unsigned long start = (unsigned long)page->addr;
 
-	WARN_ON_ONCE(mtree_store_range(&jit_cache_map, start,
-				       start + JIT_CACHE_PAGE_SIZE - 1, NULL,
-				       GFP_KERNEL | __GFP_NOFAIL));
+	jit_mtree_erase_range(&jit_cache_map, start,
+			      start + JIT_CACHE_PAGE_SIZE - 1);
 	down_write(&jit_cache_map_sem);
 	up_write(&jit_cache_map_sem);
 }

@@ -13,6 +13,8 @@
 #include <linux/bits.h>
 #include <linux/errno.h>
 #include <linux/jitalloc.h>
+#include <linux/maple_tree.h>
+#include <linux/sched/mm.h>
 #include <linux/pgtable.h>
 #include <linux/types.h>
 
@@ -248,5 +250,32 @@ static inline int jit_cache_check_update(const void *addr, size_t len)
 	return -ENOENT;
 }
 #endif /* CONFIG_JIT_ALLOC_CACHE */
+
+/*
+ * Erase [@first, @last] of @mt, which holds one entry there that nobody
+ * else removes; unlike mtree_erase(), this cannot fail.  The store runs
+ * with the tree's lock held and GFP_NOWAIT, which never lets the lock go:
+ * a blocking store may drop it to allocate and then retry over the range
+ * it widened to the empty slots around the entry, erasing whatever was
+ * inserted there meanwhile (6.1's lib/maple_tree.c does not reset the
+ * range on a retry).  Without a node, it waits a little and starts over.
+ * May sleep; safe from a shrinker (no __GFP_NOFAIL under PF_MEMALLOC).
+ */
+static inline void jit_mtree_erase_range(struct maple_tree *mt,
+					 unsigned long first,
+					 unsigned long last)
+{
+	MA_STATE(mas, mt, first, last);
+
+	mtree_lock(mt);
+	while (mas_store_gfp(&mas, NULL, GFP_NOWAIT | __GFP_NOWARN)) {
+		mas_destroy(&mas);
+		mtree_unlock(mt);
+		memalloc_retry_wait(GFP_KERNEL);
+		mtree_lock(mt);
+		mas_set_range(&mas, first, last);
+	}
+	mtree_unlock(mt);
+}
 
 #endif /* _MM_JITALLOC_CACHE_H */

@@ -977,7 +977,7 @@ static void *huge_vmap_at(unsigned long start, unsigned long vm_flags)
 	return __vmalloc_node_range(PMD_SIZE, PMD_SIZE, start,
 				    start + PMD_SIZE + PAGE_SIZE,
 				    GFP_KERNEL | __GFP_NOWARN, PAGE_KERNEL,
-				    vm_flags, NUMA_NO_NODE,
+				    vm_flags, numa_mem_id(),
 				    __builtin_return_address(0));
 }
 
@@ -994,7 +994,7 @@ static void cache_test_huge_vmap_vs_walker(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, w);
 	/* a PMD-sized window that small pages map first: it gets a table */
 	p = __vmalloc_node_range(PMD_SIZE, PMD_SIZE, VMALLOC_START, VMALLOC_END,
-				 GFP_KERNEL, PAGE_KERNEL, 0, NUMA_NO_NODE,
+				 GFP_KERNEL, PAGE_KERNEL, 0, numa_mem_id(),
 				 __builtin_return_address(0));
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	w->start = (unsigned long)p;

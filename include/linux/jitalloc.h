@@ -185,6 +185,8 @@ int jit_update_set(void *dst, int c, size_t len);
 
 struct jit_alloc_params *jit_alloc_arch_params(void);
 void jit_alloc_init(void);
+void jit_alloc_late_init(void);
+bool jit_alloc_arch_init_late(void);
 
 /* Architecture text poking, used with %JIT_ALLOC_USE_TEXT_POKE. */
 int jit_arch_text_copy(void *dst, const void *src, size_t len);
@@ -267,6 +269,7 @@ static inline int jit_update_set(void *dst, int c, size_t len)
 }
 
 static inline void jit_alloc_init(void) { }
+static inline void jit_alloc_late_init(void) { }
 
 #endif /* CONFIG_JIT_ALLOC */
 

@@ -99,6 +99,17 @@ struct jit_alloc_params * __init jit_alloc_arch_params(void)
 }
 
 /*
+ * The module region is drawn at random in jit_alloc_arch_params(): set the
+ * allocator up after random_init().  Nothing on arm64 allocates executable
+ * memory before (no ftrace trampolines; kprobes, BPF and modules come
+ * later).
+ */
+bool __init jit_alloc_arch_init_late(void)
+{
+	return true;
+}
+
+/*
  * Executable kernel mappings carry the BTI guard bit where the CPU has BTI
  * (set_memory_x() adds it the same way), so that the landing pads the BPF
  * JIT emits are enforced in memory that is executable from the start.
