@@ -95,7 +95,7 @@ run_all() {
 				fail_step "$label: kpti boot"
 			counted "$label-kpti" python3 "$TOP/harness/parse_results.py" \
 				"$LOGS/console-$label-kpti.log" --label "$label-kpti" \
-				--selftest jitalloc_prot --require "### vulnerability meltdown: Mitigation: PTI" \
+				--selftest jitalloc_prot --require "### cpu has BTI" \
 				--totals "$totals"
 		fi
 	done

@@ -3,7 +3,10 @@
 # arm64 booted "nokaslr kpti=1" on a CPU with BTI (harness/boot.sh): KPTI
 # makes kernel mappings non-global only once the CPUs are up, so memory
 # the jit allocator maps afterwards must be non-global too, and guarded
-# where it is executable.  Runs the protection selftest alone.
+# where it is executable.  Runs the protection selftest alone.  The
+# meltdown file says whether the CPU is affected ("Not affected" on -cpu
+# max), not whether KPTI is on: the test's reference is the kernel's own
+# text, non-global once KPTI is on, and a skip fails this boot.
 cd /jitalloc || exit 1
 for f in meltdown; do
 	echo "### vulnerability $f: $(cat /sys/devices/system/cpu/vulnerabilities/$f)"
