@@ -904,6 +904,28 @@ bool jit_is_rox_text(const void *addr)
 EXPORT_SYMBOL_GPL(jit_is_rox_text);
 
 /**
+ * jit_alloc_areas() - how many entries the allocator's area tree holds
+ *
+ * For mm/jitalloc_test.c: live page-granular allocations, and any entry a
+ * free left behind (there must be none).
+ *
+ * Return: the number of entries.
+ */
+unsigned long jit_alloc_areas(void)
+{
+	unsigned long n = 0;
+	void *entry;
+
+	MA_STATE(mas, &jit_areas, 0, 0);
+
+	mtree_lock(&jit_areas);
+	mas_for_each(&mas, entry, ULONG_MAX)
+		n++;
+	mtree_unlock(&jit_areas);
+	return n;
+}
+
+/**
  * jit_alloc_refused() - how many calls of the API were refused so far
  *
  * For mm/jitalloc_test.c: the bad-input cases check that each bad call

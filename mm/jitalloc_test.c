@@ -667,12 +667,14 @@ static void jit_test_free_interior(struct kunit *test)
  * jit_update_copy().  The first slab allocation of each free is made to
  * fail (the task's fail-nth, as /proc/self/fail-nth sets it; FAILSLAB is
  * built into the debug kernel): the node for the erase, where it needs one.
- * Every freed area must be gone from the tree, and some frees must have
- * met the failure, or the test tested nothing.
+ * Every freed area must be gone from the tree (not only taken for freed:
+ * the tree holds as many entries as before), and some frees must have met
+ * the failure, or the test tested nothing.
  */
 static void jit_test_free_under_failslab(struct kunit *test)
 {
 #ifdef CONFIG_FAILSLAB
+	unsigned long areas = jit_alloc_areas();
 	struct jit_alloc_params params;
 	struct jit_alloc_ctx *ctx;
 	int i, n, stale = 0, met = 0;
@@ -704,6 +706,8 @@ static void jit_test_free_under_failslab(struct kunit *test)
 	kunit_info(test, "%d frees, %d met a failed allocation", n, met);
 	KUNIT_EXPECT_EQ(test, n, JIT_TEST_FAIL_AREAS);
 	KUNIT_EXPECT_EQ(test, stale, 0);
+	/* nothing left in the tree, not even an entry marked dying */
+	KUNIT_EXPECT_EQ(test, jit_alloc_areas(), areas);
 	KUNIT_EXPECT_LT(test, 0, met);
 #else
 	kunit_skip(test, "FAILSLAB is built into the debug kernel only");

@@ -205,6 +205,7 @@ void *jit_alloc_ctx_alloc(const struct jit_alloc_ctx *ctx,
 			  size_t len);
 const struct jit_alloc_ctx *jit_alloc_default_ctx(void);
 unsigned long jit_alloc_refused(void);
+unsigned long jit_alloc_areas(void);
 unsigned long jit_text_held_pages(void);
 
 #else /* CONFIG_JIT_ALLOC */
