@@ -32,20 +32,33 @@ one() {
 
 # checkpatch runs from the kernel tree, as a reviewer would run it; its
 # results depend on the directory it runs in.
+# checkpatch exits 0 when clean and 1 with findings; anything else (perl
+# died, a missing module) is a failure of its own, findings or not.
+checkpatch_judge() {
+	local out=$1 rc=$2
+	if echo "$out" | grep -E 'ERROR|WARNING|CHECK'; then
+		return 1
+	fi
+	if [ "$rc" -ne 0 ]; then
+		echo "checkpatch exited with status $rc: $(echo "$out" | head -n1)"
+		return 1
+	fi
+}
+
 checkpatch_file() {
-	local out
+	local out rc
 	out=$(cd "$SRC_BASE" && perl "$cp" --no-tree --strict --terse --show-types \
 		--ignore SPDX_LICENSE_TAG,FILE_PATH_CHANGES${CP_IGNORE:+,$CP_IGNORE} -f "$TOP/$1" 2>&1)
-	echo "$out" | grep -E 'ERROR|WARNING|CHECK'
-	! echo "$out" | grep -qE 'ERROR|WARNING|CHECK'
+	rc=$?
+	checkpatch_judge "$out" $rc
 }
 
 checkpatch_patch() {
-	local out
+	local out rc
 	out=$(cd "$SRC_BASE" && perl "$cp" --no-tree --strict --terse --show-types \
 		--ignore FILE_PATH_CHANGES "$TOP/$1" 2>&1)
-	echo "$out" | grep -E 'ERROR|WARNING|CHECK'
-	! echo "$out" | grep -qE 'ERROR|WARNING|CHECK'
+	rc=$?
+	checkpatch_judge "$out" $rc
 }
 
 kerneldoc() {

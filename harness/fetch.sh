@@ -18,5 +18,13 @@ if ! git -C "$SRC_BASE" rev-parse -q --verify refs/tags/base >/dev/null 2>&1; th
 			commit -q -m "Debian linux-source-6.1 $(make -s kernelversion)" &&
 		git tag base
 	) || die "could not create the base git repository in $SRC_BASE"
+	dpkg-query -W -f='${Version}' linux-source-6.1 >"$SRC_BASE/.jitalloc-package" 2>/dev/null
+fi
+# The tree was unpacked from one version of the package: say so when apt
+# has upgraded it since, rather than test a base that is no longer there.
+have=$(cat "$SRC_BASE/.jitalloc-package" 2>/dev/null)
+now=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null)
+if [ -n "$have" ] && [ -n "$now" ] && [ "$have" != "$now" ]; then
+	die "linux-source-6.1 is $now now, build/src/base was unpacked from $have: remove build/src (after 'make patches' if build/src/jitalloc has edits) to unpack it again"
 fi
 echo "base: Debian linux-source-6.1, kernel $(make -s -C "$SRC_BASE" kernelversion 2>/dev/null)"
