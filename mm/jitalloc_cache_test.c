@@ -15,6 +15,7 @@
 #include <linux/memory.h>
 #include <linux/mm.h>
 #include <linux/mmap_lock.h>
+#include <linux/module.h>
 #include <linux/moduleparam.h>
 #include <linux/pagewalk.h>
 #include <linux/pgtable.h>
@@ -23,6 +24,10 @@
 #include <linux/slab.h>
 #include <linux/vmstat.h>
 #include <linux/vmalloc.h>
+
+#ifdef CONFIG_X86
+#include <asm/alternative.h>
+#endif
 
 #include "internal.h"
 #include "jitalloc_cache.h"
@@ -1026,6 +1031,55 @@ static void cache_test_huge_vmap_vs_walker(struct kunit *test)
 		kunit_skip(test, "no PMD-sized page for a huge vmalloc mapping here");
 }
 
+#if defined(CONFIG_X86) && defined(CONFIG_MITIGATION_ITS) && defined(CONFIG_MODULES)
+/*
+ * x86 ITS thunks for a module's indirect branches, made as a module load
+ * makes them on a CPU that needs them, here on any: the pages come from
+ * the cache, read-only and executable, each thunk is "jmp *%reg; int3"
+ * written by text poking under text_mutex, and freeing the module gives
+ * the pages back.
+ */
+static void cache_test_its_thunks(struct kunit *test)
+{
+	static const u8 rax[] = { 0xff, 0xe0, 0xcc };	/* jmp *%rax; int3 */
+	struct jit_test_leaf l;
+	struct module *mod;
+	void **pages;
+	u8 *thunk;
+	int i, n;
+
+	if (!jit_text_is_rox(JIT_TYPE_ITS))
+		kunit_skip(test, "ITS thunk pages are not cached here");
+	mod = kunit_kzalloc(test, sizeof(*mod), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, mod);
+	thunk = its_kunit_make_thunks(mod, 64);
+	KUNIT_ASSERT_NOT_NULL(test, thunk);
+	n = mod->its_num_pages;
+	KUNIT_ASSERT_LT(test, 0, n);
+	KUNIT_EXPECT_EQ(test, memcmp(thunk, rax, sizeof(rax)), 0);
+	for (i = 0; i < n; i++) {
+		l = jit_test_leaf_of((unsigned long)mod->its_page_array[i]);
+		KUNIT_EXPECT_TRUE(test, l.present);
+		KUNIT_EXPECT_FALSE(test, l.writable);
+		KUNIT_EXPECT_TRUE(test, l.exec);
+		KUNIT_EXPECT_TRUE(test, jit_is_rox_text(mod->its_page_array[i]));
+	}
+	pages = kunit_kmalloc_array(test, n, sizeof(*pages), GFP_KERNEL);
+	KUNIT_ASSERT_NOT_NULL(test, pages);
+	memcpy(pages, mod->its_page_array, n * sizeof(*pages));
+	its_kunit_free_thunks(mod);
+	/* given back: no longer text anyone may write */
+	for (i = 0; i < n; i++)
+		KUNIT_EXPECT_FALSE(test, jit_is_rox_text(pages[i]));
+	kunit_info(test, "64 thunks in %d page(s)", n);
+}
+#else
+static void cache_test_its_thunks(struct kunit *test)
+{
+	kunit_skip(test, "x86 ITS thunks (MITIGATION_ITS, MODULES) only");
+}
+#endif
+
 static struct kunit_case jitalloc_cache_test_cases[] = {
 	KUNIT_CASE(cache_test_rounding_and_alignment),
 	KUNIT_CASE(cache_test_rox_pmd_mapping),
@@ -1048,6 +1102,7 @@ static struct kunit_case jitalloc_cache_test_cases[] = {
 	KUNIT_CASE(cache_test_alias_restore_failure),
 	KUNIT_CASE(cache_test_fallback_alias),
 	KUNIT_CASE(cache_test_huge_vmap_vs_walker),
+	KUNIT_CASE(cache_test_its_thunks),
 	{}
 };
 
