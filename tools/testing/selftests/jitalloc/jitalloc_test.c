@@ -1502,16 +1502,23 @@ static int churn_continue(time_t end)
 	return 0;
 }
 
+/* with BPF_JIT_ALWAYS_ON, a JIT that got no memory fails the load so */
+#define JT_ENOTSUPP	524
+
 /*
  * A step failed with @err (a negative errno): fatal, unless faults or
- * memory pressure are expected and it is an allocation failure - ENOMEM,
- * or EFAULT from a user copy whose page could not be allocated.  A wrong
- * result is never an allocation failure: its callers fail at once.
+ * memory pressure are expected and it is an allocation failure - ENOMEM;
+ * EFAULT from a user copy whose page could not be allocated; ENOTSUPP
+ * from a BPF load whose JIT got no memory.  A wrong result is never an
+ * allocation failure: its callers fail at once.
  */
 static int churn_fatal(int err)
 {
-	if (!churn_tolerant || (err != -ENOMEM && err != -EFAULT))
+	if (!churn_tolerant ||
+	    (err != -ENOMEM && err != -EFAULT && err != -JT_ENOTSUPP)) {
+		printf("# churn: a step failed: %s (%d)\n", strerror(-err), err);
 		return 1;
+	}
 	churn_me->errors++;
 	return 0;
 }
