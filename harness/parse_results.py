@@ -12,7 +12,8 @@ N skipped".  A suite whose own result is "not ok" fails even when none of
 its cases did (a suite_init failure runs none), and a suite whose plan
 ("1..N") does not match the results it printed fails.  A skip fails unless
 a line of --expected-skips (test path, or a prefix of it ending in '*',
-then optionally ' # why') expects it; lines of that file that no skip used
+then ' # ' and the reason, or a part of it, that the skip must give)
+expects it; lines of that file that no skip used
 are reported, so the list does not go stale silently.  --require names a
 console line that must appear.  With --totals, appends "passed failed
 skipped" to FILE for the caller to sum.  Exit status 1 on any failure or
@@ -106,9 +107,14 @@ class Tally:
         self.used = set()
         self.control = False
 
-    def skip_expected(self, name):
-        for pat in self.expected:
+    def skip_expected(self, name, reason):
+        """Is the skip of @name listed, with its reason?  A line whose
+        pattern matches but whose reason the skip does not give does not
+        expect it: a skip for another reason is a new one."""
+        for pat, why in self.expected:
             if pat == name or (pat.endswith('*') and name.startswith(pat[:-1])):
+                if why and why not in reason:
+                    continue
                 self.used.add(pat)
                 return True
         return False
@@ -142,7 +148,7 @@ class Tally:
         elif directive and directive.upper().startswith('SKIP'):
             self.skipped += 1
             reason = directive[4:].strip() or '(no reason given)'
-            ok = self.skip_expected(name)
+            ok = self.skip_expected(name, reason)
             self.skips.append((name, reason, ok))
             if not ok:
                 self.failed += 1
@@ -253,8 +259,9 @@ def main():
     if args.expected_skips:
         try:
             with open(args.expected_skips) as f:
-                expected = [l.split('#')[0].strip() for l in f
-                            if l.strip() and not l.startswith('#')]
+                expected = [(l.split('#', 1)[0].strip(),
+                             l.split('#', 1)[1].strip() if '#' in l else '')
+                            for l in f if l.strip() and not l.startswith('#')]
         except OSError as e:
             print(f'{args.label}: cannot read expected skips: {e}')
             return 1
@@ -332,7 +339,7 @@ def main():
     for name, reason, ok in tally.skips:
         print(f'{args.label}: SKIP {name}: {reason}'
               f'{"" if ok else " (NOT EXPECTED)"}')
-    for pat in expected:
+    for pat, _ in expected:
         if pat not in tally.used:
             print(f'{args.label}: note: expected skip "{pat}" did not happen')
     for name in tally.xfails:
