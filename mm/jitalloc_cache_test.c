@@ -929,6 +929,7 @@ struct huge_vmap_walk {
 	unsigned long walks;
 	unsigned long leaves;
 	unsigned long ptes;
+	unsigned long tables_gone;
 };
 
 static int huge_vmap_pmd_entry(pmd_t *pmd, unsigned long addr,
@@ -962,9 +963,24 @@ static const struct mm_walk_ops huge_vmap_walk_ops = {
 static int huge_vmap_walker(void *data)
 {
 	struct huge_vmap_walk *w = data;
+	pmd_t *pmd = pmd_off_k(w->start);
+	pmd_t before;
 
 	while (!kthread_should_stop()) {
 		mmap_write_lock(&init_mm);
+		/*
+		 * The mechanism itself: while a walker holds the lock, no
+		 * table it may be in is taken away (its entry cleared or
+		 * replaced by a huge one).  The window of a real walker, from
+		 * testing an entry to reading it again, is a few instructions;
+		 * this one is held open for 50 us or more.
+		 */
+		before = READ_ONCE(*pmd);
+		if (pmd_present(before) && !pmd_leaf(before)) {
+			usleep_range(50, 100);
+			if (pmd_val(READ_ONCE(*pmd)) != pmd_val(before))
+				w->tables_gone++;
+		}
 		walk_page_range_novma(&init_mm, w->start, w->start + PMD_SIZE,
 				      &huge_vmap_walk_ops, NULL, w);
 		mmap_write_unlock(&init_mm);
@@ -1024,9 +1040,10 @@ static void cache_test_huge_vmap_vs_walker(struct kunit *test)
 		cond_resched();
 	}
 	kthread_stop(walker);
-	kunit_info(test, "%lu rounds, %lu huge mappings over a former table, %lu walks (%lu saw a leaf)",
-		   rounds, promoted, w->walks, w->leaves);
+	kunit_info(test, "%lu rounds, %lu huge mappings over a former table, %lu walks (%lu saw a leaf), %lu tables taken away under a walker",
+		   rounds, promoted, w->walks, w->leaves, w->tables_gone);
 	KUNIT_EXPECT_LT(test, 0UL, w->walks);
+	KUNIT_EXPECT_EQ(test, w->tables_gone, 0UL);
 	if (!promoted)
 		kunit_skip(test, "no PMD-sized page for a huge vmalloc mapping here");
 }
