@@ -25,10 +25,6 @@
 #include <linux/vmstat.h>
 #include <linux/vmalloc.h>
 
-#ifdef CONFIG_X86
-#include <asm/alternative.h>
-#endif
-
 #include "internal.h"
 #include "jitalloc_cache.h"
 #include "jitalloc_test_pt.h"

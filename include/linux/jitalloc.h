@@ -206,6 +206,12 @@ void *jit_alloc_ctx_alloc(const struct jit_alloc_ctx *ctx,
 const struct jit_alloc_ctx *jit_alloc_default_ctx(void);
 unsigned long jit_alloc_refused(void);
 unsigned long jit_alloc_areas(void);
+#if defined(CONFIG_X86) && defined(CONFIG_MITIGATION_ITS) && defined(CONFIG_MODULES)
+/* x86 ITS thunks of a fake module, arch/x86/kernel/alternative.c */
+struct module;
+void *its_kunit_make_thunks(struct module *mod, int nr);
+void its_kunit_free_thunks(struct module *mod);
+#endif
 unsigned long jit_text_held_pages(void);
 
 #else /* CONFIG_JIT_ALLOC */
