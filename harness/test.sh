@@ -120,7 +120,7 @@ run_all() {
 # Everything goes to the terminal and to one log; the failures are
 # repeated just above the totals, so the last lines say what failed.
 run_all 2>&1 | tee "$LOGS/make-test.log"
-failures=$(grep -E '\bFAIL|^[^ ]+:   \| ' "$LOGS/make-test.log")
+failures=$(grep -E '\bFAIL\b|^[^ ]+:   \| ' "$LOGS/make-test.log")
 if [ -n "$failures" ]; then
 	echo "failures (whole output: build/logs/make-test.log):"
 	echo "$failures" | sed 's/^/  /'
