@@ -24,26 +24,6 @@
 /* The kernel function whose text is the reference, and which is probed. */
 #define REF_FUNC	"vfree"
 
-/* Address of kernel symbol @name from /proc/kallsyms, or 0. */
-static unsigned long ksym_addr(const char *name)
-{
-	char line[512], sym[256], type;
-	unsigned long addr, found = 0;
-	FILE *f = fopen("/proc/kallsyms", "r");
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%lx %c %255s", &addr, &type, sym) == 3 &&
-		    !strcmp(sym, name)) {
-			found = addr;
-			break;
-		}
-	}
-	fclose(f);
-	return found;
-}
-
 /* The bits the kernel's own text has; skips when they cannot be read. */
 struct ref_bits {
 	int not_global;
@@ -52,7 +32,7 @@ struct ref_bits {
 
 static int ref_bits(struct ref_bits *r, char *why, size_t len)
 {
-	unsigned long text = ksym_addr(REF_FUNC);
+	unsigned long text = jt_kallsyms_addr(NULL, REF_FUNC);
 	struct jt_pt_entry e;
 
 #ifndef __aarch64__

@@ -2594,27 +2594,6 @@ TEST(livepatch_samples)
 	EXPECT_NE(NULL, strstr(log, "post_unpatch_callback: vmlinux"));
 }
 
-/* Address of module @mod's symbol @name in /proc/kallsyms, or 0. */
-static unsigned long kallsyms_addr(const char *mod, const char *name)
-{
-	char line[512], sym[256], owner[128];
-	unsigned long addr, ret = 0;
-	FILE *f = fopen("/proc/kallsyms", "r");
-	char type;
-
-	if (!f)
-		return 0;
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "%lx %c %255s [%127[^]]]", &addr, &type, sym,
-			   owner) == 4 && !strcmp(sym, name) && !strcmp(owner, mod)) {
-			ret = addr;
-			break;
-		}
-	}
-	fclose(f);
-	return ret;
-}
-
 /*
  * A klp relocation against a module is applied when that module comes,
  * long after the livepatch's text was written read-only: on x86 by text
@@ -2653,7 +2632,7 @@ TEST(livepatch_klp_relocation)
 	EXPECT_STREQ("42\n", buf) TH_LOG("jt_patchable() not replaced");
 	ASSERT_LT(0, jt_read("/sys/module/jitalloc_klp/parameters/site", buf, sizeof(buf)));
 	site = strtoul(buf, NULL, 16);
-	jt_add = kallsyms_addr(TESTMOD_NAME, "jt_add");
+	jt_add = jt_kallsyms_addr(TESTMOD_NAME, "jt_add");
 	printf("# klp relocation: slot 0x%lx, jt_add at 0x%lx\n", site, jt_add);
 	EXPECT_NE(0, jt_add);
 	EXPECT_EQ(jt_add, site);

@@ -338,6 +338,33 @@ static inline long jt_bpf_run(int fd)
 	return attr.test.retval;
 }
 
+/*
+ * Address of symbol @name in /proc/kallsyms, of module @mod (its "[mod]"
+ * column), or of the kernel itself when @mod is NULL; 0 if there is none.
+ */
+static inline unsigned long jt_kallsyms_addr(const char *mod, const char *name)
+{
+	char line[512], sym[256], owner[128];
+	unsigned long addr, ret = 0;
+	FILE *f = fopen("/proc/kallsyms", "r");
+	char type;
+	int n;
+
+	if (!f)
+		return 0;
+	while (fgets(line, sizeof(line), f)) {
+		n = sscanf(line, "%lx %c %255s [%127[^]]]", &addr, &type, sym,
+			   owner);
+		if (n >= 3 && !strcmp(sym, name) &&
+		    (mod ? n == 4 && !strcmp(owner, mod) : n == 3)) {
+			ret = addr;
+			break;
+		}
+	}
+	fclose(f);
+	return ret;
+}
+
 static inline const char *jt_testmod_path(void)
 {
 	const char *p = getenv("JITALLOC_TESTMOD");
