@@ -417,7 +417,14 @@ static void *__jit_alloc(const struct jit_alloc_ctx *ctx,
 	void *addr = NULL;
 	pgprot_t prot;
 
-	if (!ctx->valid || !as || !len)
+	if (unlikely(!ctx->valid)) {
+		/* arm64 sets the kernel's context up at subsys_initcall */
+		if (ctx == &jit_ctx)
+			pr_warn_once("allocation from %pS before the allocator was set up\n",
+				     caller);
+		return NULL;
+	}
+	if (!as || !len)
 		return NULL;
 	/* now, not at boot: see &enum jit_prot */
 	prot = jit_prot_pgprot(as->prot);
@@ -605,6 +612,9 @@ static void __init jit_alloc_cache_init(void)
 		if (pool && (p->flags & JIT_ALLOC_RANDOMIZE) &&
 		    (sharing & BIT(JIT_TYPE_MODULE_TEXT)))
 			jit_cache_pool_randomize(pool);
+		if (pool && (p->flags & JIT_ALLOC_CACHE_TOP_DOWN) &&
+		    (sharing & BIT(JIT_TYPE_MODULE_TEXT)))
+			jit_cache_pool_top_down(pool);
 		for_each_set_bit(j, &sharing, JIT_TYPE_NR)
 			jit_pools[j] = pool;
 	}
@@ -1098,11 +1108,14 @@ struct jit_alloc_params * __weak jit_alloc_arch_params(void)
 }
 
 /**
- * jit_alloc_arch_init_late() - set the allocator up after random_init()?
+ * jit_alloc_arch_init_late() - set the allocator up from a subsys_initcall?
  *
  * An architecture whose placement is drawn at random when the allocator is
  * set up (arm64's module region) returns true, and must have no user of
- * executable memory before start_kernel() calls random_init().
+ * executable memory before the subsys initcalls: the draw is then made
+ * when stock arm64 made it, with the interrupts and timings of the boot so
+ * far in the random pool (on a board with only a device tree kaslr-seed,
+ * there is little else in it right after random_init()).
  *
  * Return: false here: set up right after vmalloc, before ftrace_init() and
  * early_trace_init(), whose boot-time tracers may ask for trampolines.
@@ -1130,20 +1143,14 @@ void __init jit_alloc_init(void)
 		__jit_alloc_init();
 }
 
-/**
- * jit_alloc_late_init() - set up the jit allocator once the rng is
- *
- * Called once from start_kernel() right after random_init(); sets the
- * allocator up where jit_alloc_arch_init_late(), so that the placement
- * the architecture draws comes from a random pool that has the boot's
- * timestamps in it (with only a device tree kaslr-seed, nothing else is in
- * it before).
- */
-void __init jit_alloc_late_init(void)
+/* Set up where jit_alloc_arch_init_late(): see there. */
+static int __init jit_alloc_late_init(void)
 {
 	if (jit_alloc_arch_init_late())
 		__jit_alloc_init();
+	return 0;
 }
+subsys_initcall(jit_alloc_late_init);
 
 static DEFINE_MUTEX(jit_debugfs_lock);
 static struct dentry *jit_debugfs;

@@ -222,6 +222,7 @@ static enum jit_cache_user jit_cache_get_user(const struct jit_cache_page *page,
  * @as: the range huge pages come from, and their protections
  * @kasan_shadow: allocate KASAN shadow for each huge page
  * @randomize: place huge pages, and the first allocation in each, at random
+ * @top_down: place huge pages at the highest free places of the range
  * @fill: byte that traps when executed, repeated
  * @grace: jiffies a fully free huge page is kept before it is given back
  * @retry_after: no new huge page is tried before this time
@@ -242,6 +243,7 @@ struct jit_cache_pool {
 	struct jit_address_space as;
 	bool kasan_shadow;
 	bool randomize;
+	bool top_down;
 	u8 fill;
 	unsigned long grace;
 	unsigned long retry_after;
@@ -404,7 +406,11 @@ static pgprot_t jit_pool_pgprot(struct jit_cache_pool *pool)
 static void *__jit_cache_vmalloc_huge(struct jit_cache_pool *pool,
 				      unsigned long start, unsigned long end)
 {
-	unsigned long vm_flags = VM_ALLOW_HUGE_VMAP;
+	/*
+	 * No guard page: the next huge page may follow at once.  With one,
+	 * each page would take two aligned places of a small module region.
+	 */
+	unsigned long vm_flags = VM_ALLOW_HUGE_VMAP | VM_NO_GUARD;
 	void *p;
 
 	if (!start || end <= start || end - start < JIT_CACHE_PAGE_SIZE)
@@ -440,17 +446,31 @@ static void *__jit_cache_vmalloc_huge(struct jit_cache_pool *pool,
 }
 
 /*
- * A huge page in [@start, @end): at the lowest free place, or for a
- * randomizing pool at the lowest free place above a random page boundary
- * in the range, if there is one.
+ * A huge page in [@start, @end): at the lowest free place; for a top-down
+ * pool at the highest free place; for a randomizing pool at the lowest
+ * free place above a random page boundary in the range, if there is one.
  */
 static void *jit_cache_vmalloc_huge(struct jit_cache_pool *pool,
 				    unsigned long start, unsigned long end)
 {
-	unsigned long base = ALIGN(start, JIT_CACHE_PAGE_SIZE), slots;
+	unsigned long base = ALIGN(start, JIT_CACHE_PAGE_SIZE), slots, addr;
+	int tries;
 	void *p;
 
-	if (pool->randomize && start && end > base + JIT_CACHE_PAGE_SIZE) {
+	if (pool->top_down) {
+		/* someone may take the place between the search and the map */
+		for (tries = 0; tries < 4; tries++) {
+			addr = vmap_highest_free(JIT_CACHE_PAGE_SIZE,
+						 JIT_CACHE_PAGE_SIZE, start, end);
+			if (!addr)
+				break;
+			p = __jit_cache_vmalloc_huge(pool, addr,
+						     addr + JIT_CACHE_PAGE_SIZE);
+			if (p)
+				return p;
+		}
+	} else if (pool->randomize && start &&
+		   end > base + JIT_CACHE_PAGE_SIZE) {
 		slots = (end - base) / JIT_CACHE_PAGE_SIZE;
 		p = __jit_cache_vmalloc_huge(pool, base + JIT_CACHE_PAGE_SIZE *
 					     get_random_u32_below(slots), end);
@@ -1033,9 +1053,13 @@ static void jit_cache_refill_work(struct work_struct *work)
 		queue_delayed_work(system_wq, &pool->reclaim_work, pool->grace);
 }
 
-/* jit_cache_reclaim(), and the shrinker's reclaims counted as such. */
+/*
+ * jit_cache_reclaim(), at most @max pages, and the shrinker's reclaims
+ * counted as such.
+ */
 static unsigned long __jit_cache_reclaim(struct jit_cache_pool *pool,
-					 bool spare, bool shrinker)
+					 bool spare, bool shrinker,
+					 unsigned long max)
 {
 	struct jit_cache_page *page, *tmp;
 	unsigned long freed = 0, wait = 0;
@@ -1051,6 +1075,8 @@ static unsigned long __jit_cache_reclaim(struct jit_cache_pool *pool,
 	list_for_each_entry_safe(page, tmp, &pool->pages, list) {
 		unsigned long expires = page->empty_since + pool->grace;
 
+		if (freed >= max)
+			break;
 		if (page->used)
 			continue;
 		if (keep) {
@@ -1099,7 +1125,7 @@ static unsigned long __jit_cache_reclaim(struct jit_cache_pool *pool,
  */
 unsigned long jit_cache_reclaim(struct jit_cache_pool *pool, bool spare)
 {
-	return __jit_cache_reclaim(pool, spare, false);
+	return __jit_cache_reclaim(pool, spare, false, ULONG_MAX);
 }
 
 static void jit_cache_reclaim_work(struct work_struct *work)
@@ -1356,6 +1382,22 @@ void jit_cache_pool_randomize(struct jit_cache_pool *pool)
 }
 
 /**
+ * jit_cache_pool_top_down() - place a pool's huge pages from the top down
+ * @pool: a pool that holds no huge page yet
+ *
+ * Each huge page goes to the highest free aligned place of the pool's
+ * range, so that the pages stay together at its end and leave the rest in
+ * one piece for page-granular allocations, which vmalloc places bottom-up:
+ * for a range as small as arm64's 128 MiB module region.  Takes precedence
+ * over jit_cache_pool_randomize() for the pages; the first allocation in
+ * each still goes to a random place in it.
+ */
+void jit_cache_pool_top_down(struct jit_cache_pool *pool)
+{
+	pool->top_down = true;
+}
+
+/**
  * jit_cache_pool_destroy() - tear down a pool whose memory was all freed
  * @pool: the pool
  *
@@ -1428,21 +1470,26 @@ static unsigned long jit_cache_shrink_count(struct shrinker *shrink,
 /*
  * The list lock is held across the reclaims, which unmap, flush TLBs and
  * free; only pool creation and destruction wait for it: frees, updates
- * and allocations find their pages without it.
+ * and allocations find their pages without it.  As many huge pages go as
+ * cover what reclaim asked for (nr_to_scan, in base pages), at least one.
  */
 static unsigned long jit_cache_shrink_scan(struct shrinker *shrink,
 					   struct shrink_control *sc)
 {
+	const unsigned long per_page = JIT_CACHE_PAGE_SIZE >> PAGE_SHIFT;
+	unsigned long want = DIV_ROUND_UP(sc->nr_to_scan, per_page);
 	struct jit_cache_pool *pool;
 	unsigned long freed = 0;
 
 	if (!mutex_trylock(&jit_cache_pools_lock))
 		return SHRINK_STOP;
-	list_for_each_entry(pool, &jit_cache_pools, node)
-		freed += __jit_cache_reclaim(pool, true, true) *
-			 (JIT_CACHE_PAGE_SIZE >> PAGE_SHIFT);
+	list_for_each_entry(pool, &jit_cache_pools, node) {
+		if (freed >= want)
+			break;
+		freed += __jit_cache_reclaim(pool, true, true, want - freed);
+	}
 	mutex_unlock(&jit_cache_pools_lock);
-	return freed ?: SHRINK_STOP;
+	return freed ? freed * per_page : SHRINK_STOP;
 }
 
 static struct shrinker jit_cache_shrinker = {

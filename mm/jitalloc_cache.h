@@ -162,6 +162,7 @@ struct jit_cache_pool *jit_cache_pool_create(const char *name,
 					     unsigned int grace_ms);
 void jit_cache_pool_destroy(struct jit_cache_pool *pool);
 void jit_cache_pool_randomize(struct jit_cache_pool *pool);
+void jit_cache_pool_top_down(struct jit_cache_pool *pool);
 void *jit_cache_alloc(struct jit_cache_pool *pool, size_t len,
 		      enum jit_cache_user user);
 void *jit_cache_alloc_nowait(struct jit_cache_pool *pool, size_t len,

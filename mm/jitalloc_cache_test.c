@@ -920,6 +920,70 @@ static void cache_test_fallback_alias(struct kunit *test)
  * free of the table under a walker that tested the entry and reads it
  * again oopses the walker.
  */
+/*
+ * A top-down pool (arm64's module text) stacks its huge pages at the top
+ * of its range with no guard page between them, and leaves the rest in
+ * one piece for page-granular allocations: what keeps a 128 MiB module
+ * region usable for module data and large modules.  The range is the top
+ * half of a free stretch of vmalloc space, so that small allocations made
+ * meanwhile land below it.
+ */
+static void cache_test_top_down(struct kunit *test)
+{
+	const unsigned long slots = 32, nr = 8, big_size =
+		(slots - nr) * JIT_CACHE_PAGE_SIZE - PAGE_SIZE;
+	unsigned long start, end, page, seen = 0, i;
+	struct jit_cache_pool *pool;
+	struct vm_struct *area;
+	void *p[8], *big;
+
+	require_huge_vmalloc(test);
+	area = __get_vm_area_node(2 * slots * JIT_CACHE_PAGE_SIZE,
+				  JIT_CACHE_PAGE_SIZE, PAGE_SHIFT, VM_NO_GUARD,
+				  VMALLOC_START, VMALLOC_END, NUMA_NO_NODE,
+				  GFP_KERNEL, __builtin_return_address(0));
+	KUNIT_ASSERT_NOT_NULL(test, area);
+	start = (unsigned long)area->addr + slots * JIT_CACHE_PAGE_SIZE;
+	end = start + slots * JIT_CACHE_PAGE_SIZE;
+	free_vm_area(area);
+	/* the stretch is free now, not only lazily */
+	vm_unmap_aliases();
+
+	pool = test_pool(test, start, end, TEST_GRACE_MS);
+	jit_cache_pool_randomize(pool);
+	jit_cache_pool_top_down(pool);
+	/* more than half a huge page each: a huge page per allocation */
+	for (i = 0; i < nr; i++) {
+		p[i] = jit_cache_alloc(pool, JIT_CACHE_PAGE_SIZE / 2 + PAGE_SIZE,
+				       JIT_CACHE_USER_MODULES);
+		KUNIT_ASSERT_NOT_NULL(test, p[i]);
+	}
+	for (i = 0; i < nr; i++) {
+		page = ALIGN_DOWN((unsigned long)p[i], JIT_CACHE_PAGE_SIZE);
+		KUNIT_EXPECT_GE_MSG(test, page, end - nr * JIT_CACHE_PAGE_SIZE,
+				    "huge page %lu at %lu MiB of %lu: not among the top %lu",
+				    i, (page - start) >> 20,
+				    (end - start) >> 20, nr);
+		if (page >= end - nr * JIT_CACHE_PAGE_SIZE && page < end)
+			seen |= BIT((end - page) / JIT_CACHE_PAGE_SIZE - 1);
+	}
+	KUNIT_EXPECT_EQ(test, seen, BIT(nr) - 1);
+
+	/* below them, the rest of the range in one piece */
+	big = __vmalloc_node_range(big_size, PAGE_SIZE, start,
+				   end - nr * JIT_CACHE_PAGE_SIZE,
+				   GFP_KERNEL | __GFP_NOWARN, PAGE_KERNEL, 0,
+				   NUMA_NO_NODE, __builtin_return_address(0));
+	KUNIT_EXPECT_NOT_NULL_MSG(test, big,
+				  "no %lu MiB in one piece below the huge pages",
+				  big_size >> 20);
+	vfree(big);
+	for (i = 0; i < nr; i++)
+		KUNIT_EXPECT_EQ(test, jit_cache_free(p[i]), 0);
+	kunit_info(test, "%lu huge pages at the top of %lu MiB, %lu MiB below them in one piece\n",
+		   nr, (end - start) >> 20, big ? big_size >> 20 : 0);
+}
+
 struct huge_vmap_walk {
 	unsigned long start;
 	unsigned long walks;
@@ -1111,6 +1175,7 @@ static struct kunit_case jitalloc_cache_test_cases[] = {
 	KUNIT_CASE(cache_test_refill_race),
 	KUNIT_CASE(cache_test_lookup_while_pages_change),
 	KUNIT_CASE(cache_test_nowait),
+	KUNIT_CASE(cache_test_top_down),
 	KUNIT_CASE(cache_test_alias_failure),
 	KUNIT_CASE(cache_test_alias_restore_failure),
 	KUNIT_CASE(cache_test_fallback_alias),

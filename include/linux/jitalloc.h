@@ -36,18 +36,25 @@
  *	CONFIG_JIT_ALLOC_CACHE every huge page of the pool that holds module
  *	text goes to a random aligned place in its range, with the first
  *	allocation in it at a random offset.
+ * @JIT_ALLOC_CACHE_TOP_DOWN: with CONFIG_JIT_ALLOC_CACHE, the huge pages of
+ *	the pool that holds module text go to the highest free aligned
+ *	places of its range, not at random: for a small module region whose
+ *	place is random itself (arm64), so that they leave the rest of it in
+ *	one piece for large page-granular allocations.
  */
 enum jit_alloc_flags {
 	JIT_ALLOC_KASAN_SHADOW	= (1 << 0),
 	JIT_ALLOC_USE_TEXT_POKE	= (1 << 1),
 	JIT_ALLOC_GROUP_PAGES	= (1 << 2),
 	JIT_ALLOC_RANDOMIZE	= (1 << 3),
+	JIT_ALLOC_CACHE_TOP_DOWN = (1 << 4),
 };
 
 #define JIT_ALLOC_FLAGS_MASK	(JIT_ALLOC_KASAN_SHADOW | \
 				 JIT_ALLOC_USE_TEXT_POKE | \
 				 JIT_ALLOC_GROUP_PAGES | \
-				 JIT_ALLOC_RANDOMIZE)
+				 JIT_ALLOC_RANDOMIZE | \
+				 JIT_ALLOC_CACHE_TOP_DOWN)
 
 /**
  * enum jit_alloc_type - who an allocation is for, to choose its placement
@@ -185,7 +192,6 @@ int jit_update_set(void *dst, int c, size_t len);
 
 struct jit_alloc_params *jit_alloc_arch_params(void);
 void jit_alloc_init(void);
-void jit_alloc_late_init(void);
 bool jit_alloc_arch_init_late(void);
 
 /* Architecture text poking, used with %JIT_ALLOC_USE_TEXT_POKE. */
@@ -276,7 +282,6 @@ static inline int jit_update_set(void *dst, int c, size_t len)
 }
 
 static inline void jit_alloc_init(void) { }
-static inline void jit_alloc_late_init(void) { }
 
 #endif /* CONFIG_JIT_ALLOC */
 

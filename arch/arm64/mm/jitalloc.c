@@ -41,13 +41,16 @@ static bool __init jit_kasan_module_shadow(void)
  * ARM64_MODULE_PLTS unless KASAN can only shadow the module region.  Text
  * starts out non-executable and its users make it read-only and executable
  * once written; kprobes slots, written by aarch64_insn_patch_text(), are
- * read-only and executable from the start, as alloc_insn_page() mapped
- * them.  Module core and init text (relocated and patched in copies by the
- * loader, see module_writable_address()), kprobes slots, BPF programs and
- * BPF trampolines (written by bpf_arch_text_copy()) come read-only and
- * executable from the cache, unless KASAN can only shadow the module
- * region.  Module text keeps the module region's KASLR: when the region
- * was randomized, each huge page goes to a random place in it.
+ * read-only and executable from the start, as alloc_insn_page() mapped them.
+ * Module core and init text (relocated and patched in copies by the loader,
+ * see module_writable_address()), kprobes slots, BPF programs and BPF
+ * trampolines (written by bpf_arch_text_copy()) come read-only and
+ * executable from the cache, unless KASAN can only shadow the module region.
+ *
+ * The cache's huge pages for module text are stacked from the top of the
+ * module region down, leaving the rest of it in one piece for module data
+ * and large modules.  Module text keeps the region's KASLR: its place is
+ * random, and so is the first allocation in each huge page.
  */
 struct jit_alloc_params * __init jit_alloc_arch_params(void)
 {
@@ -95,14 +98,15 @@ struct jit_alloc_params * __init jit_alloc_arch_params(void)
 		p->flags |= JIT_ALLOC_RANDOMIZE;
 #endif
 
+	p->flags |= JIT_ALLOC_CACHE_TOP_DOWN;
 	return p;
 }
 
 /*
  * The module region is drawn at random in jit_alloc_arch_params(): set the
- * allocator up after random_init().  Nothing on arm64 allocates executable
- * memory before (no ftrace trampolines; kprobes, BPF and modules come
- * later).
+ * allocator up from a subsys_initcall, where kaslr_init() drew it before.
+ * Nothing on arm64 allocates executable memory earlier (no ftrace
+ * trampolines; kprobes, BPF and modules come later).
  */
 bool __init jit_alloc_arch_init_late(void)
 {

@@ -7,6 +7,7 @@
 #include <linux/jitalloc.h>
 #include <linux/mm.h>
 #include <linux/set_memory.h>
+#include <linux/vmalloc.h>
 #include <asm/insn.h>
 #include <asm/patching.h>
 #include <asm/tlbflush.h>
@@ -71,6 +72,12 @@ int jit_arch_protect_alias(void *addr, size_t len, bool protect)
 
 	if (!can_set_direct_map())
 		return 0;
+	/*
+	 * As set_memory_ro() does: lazily freed vmap areas may still map
+	 * these pages writable, in page tables and TLBs, until purged.
+	 */
+	if (protect)
+		vm_unmap_aliases();
 	ret = apply_to_page_range(&init_mm, start, len, jit_alias_pte,
 				  &protect);
 	flush_tlb_kernel_range(start, start + len);

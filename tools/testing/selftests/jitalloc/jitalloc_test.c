@@ -428,6 +428,119 @@ TEST(module_without_core_text)
 }
 
 /*
+ * The core size a module's sections need, read from its .ko (not from the
+ * kernel): non-init allocated sections, text rounded up to a page as
+ * STRICT_MODULE_RWX lays it out, alignment padding not counted.  The
+ * loader drops SHF_ALLOC from .modinfo, __versions and the per-cpu
+ * section.  *text gets the text part.
+ */
+static long ko_core_size(const char *path, long *text)
+{
+	long page = sysconf(_SC_PAGESIZE), rest = 0;
+	const struct elf64_shdr *sh, *strsh;
+	const struct elf64_hdr *eh;
+	struct stat st;
+	void *map;
+	int fd, i;
+
+	*text = 0;
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st)) {
+		close(fd);
+		return -1;
+	}
+	map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return -1;
+	eh = map;
+	sh = map + eh->e_shoff;
+	strsh = &sh[eh->e_shstrndx];
+	for (i = 0; i < eh->e_shnum; i++) {
+		const char *name = map + strsh->sh_offset + sh[i].sh_name;
+
+		if (!(sh[i].sh_flags & SHF_ALLOC) ||
+		    !strncmp(name, ".init", 5) || !strcmp(name, ".modinfo") ||
+		    !strcmp(name, "__versions") ||
+		    !strcmp(name, ".data..percpu"))
+			continue;
+		if (sh[i].sh_flags & SHF_EXECINSTR)
+			*text += sh[i].sh_size;
+		else
+			rest += sh[i].sh_size;
+	}
+	munmap(map, st.st_size);
+	*text = (*text + page - 1) / page * page;
+	return *text + rest;
+}
+
+/* The size /proc/modules gives @name, or -1. */
+static long proc_modules_size(const char *name)
+{
+	char line[512], mod[64];
+	long size = -1, sz;
+	FILE *f = fopen("/proc/modules", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %ld", mod, &sz) == 2 &&
+		    !strcmp(mod, name))
+			size = sz;
+	fclose(f);
+	return size;
+}
+
+/*
+ * /sys/module/<name>/coresize means what it always meant, and what lsmod
+ * shows: text and data, although data is now allocated apart.  Bounded by
+ * the sections of the .ko itself, and equal to /proc/modules' size once
+ * init memory is gone.  A module with only __init code has no core text
+ * but still a core: its module structure.
+ */
+TEST(module_coresize_counts_data)
+{
+	const struct {
+		const char *name;
+		bool initonly;
+	} mods[] = { { TESTMOD_NAME, false }, { INITONLY_NAME, true } };
+	char path[512], file[128], buf[32];
+	long core, text, coresize;
+	unsigned int i;
+
+	if (access("/proc/modules", F_OK))
+		SKIP(return, "kernel built without CONFIG_MODULES");
+	for (i = 0; i < ARRAY_SIZE(mods); i++) {
+		if (mods[i].initonly)
+			ko_path(path, sizeof(path), INITONLY_NAME ".ko");
+		else
+			snprintf(path, sizeof(path), "%s", jt_testmod_path());
+		core = ko_core_size(path, &text);
+		ASSERT_LT(0, core) TH_LOG("cannot read the sections of %s", path);
+		ASSERT_EQ(0, jt_module_load(path, "")) TH_LOG("loading %s", path);
+		snprintf(file, sizeof(file), "/sys/module/%s/coresize",
+			 mods[i].name);
+		ASSERT_LT(0, jt_read(file, buf, sizeof(buf)));
+		coresize = strtol(buf, NULL, 10);
+		ksft_print_msg("%s: coresize %ld, its sections need %ld (text %ld)\n",
+			       mods[i].name, coresize, core, text);
+		EXPECT_LE(core, coresize)
+			TH_LOG("%s: coresize %ld leaves out data (its sections need %ld, text %ld)",
+			       mods[i].name, coresize, core, text);
+		EXPECT_EQ(proc_modules_size(mods[i].name), coresize);
+		/* no exit function in the init-only module: a forced unload */
+		if (mods[i].initonly) {
+			EXPECT_EQ(0, syscall(__NR_delete_module, INITONLY_NAME,
+					     O_NONBLOCK | O_TRUNC));
+		} else {
+			EXPECT_EQ(0, jt_module_unload(TESTMOD_NAME));
+		}
+	}
+}
+
+/*
  * No executable page the allocator handed out page by page has a writable
  * linear alias, as the kernel reads its own page tables (debugfs "api"
  * exec_* keys; the cache's huge pages are checked by the pools' files).
