@@ -1265,12 +1265,20 @@ static int jit_api_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(jit_api);
 
+#ifdef CONFIG_FAULT_INJECTION
+DECLARE_FAULT_ATTR(jit_fail_tree_erase);
+#endif
+
 static int __init jit_debugfs_init(void)
 {
 	struct dentry *dir = jit_debugfs_dir();
 
-	if (dir)
-		debugfs_create_file("api", 0400, dir, NULL, &jit_api_fops);
+	if (!dir)
+		return 0;
+	debugfs_create_file("api", 0400, dir, NULL, &jit_api_fops);
+#ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
+	fault_create_debugfs_attr("fail_tree_erase", dir, &jit_fail_tree_erase);
+#endif
 	return 0;
 }
 late_initcall(jit_debugfs_init);

@@ -252,6 +252,27 @@ static inline int jit_cache_check_update(const void *addr, size_t len)
 }
 #endif /* CONFIG_JIT_ALLOC_CACHE */
 
+#ifdef CONFIG_FAULT_INJECTION
+#include <linux/fault-inject.h>
+/*
+ * Make a removal from a jit tree fail as if it had no memory: the tests.
+ * Off (probability 0), it is no fault point at all, so that a task's
+ * fail-nth reaches the allocations of the removal itself.
+ */
+extern struct fault_attr jit_fail_tree_erase;
+
+static inline bool jit_should_fail_tree_erase(void)
+{
+	return READ_ONCE(jit_fail_tree_erase.probability) &&
+	       should_fail(&jit_fail_tree_erase, 1);
+}
+#else
+static inline bool jit_should_fail_tree_erase(void)
+{
+	return false;
+}
+#endif
+
 /*
  * Erase [@first, @last] of @mt, which holds one entry there that nobody
  * else removes; unlike mtree_erase(), this cannot fail.  The store runs
@@ -269,7 +290,8 @@ static inline void jit_mtree_erase_range(struct maple_tree *mt,
 	MA_STATE(mas, mt, first, last);
 
 	mtree_lock(mt);
-	while (mas_store_gfp(&mas, NULL, GFP_NOWAIT | __GFP_NOWARN)) {
+	while (jit_should_fail_tree_erase() ||
+	       mas_store_gfp(&mas, NULL, GFP_NOWAIT | __GFP_NOWARN)) {
 		mas_destroy(&mas);
 		mtree_unlock(mt);
 		memalloc_retry_wait(GFP_KERNEL);

@@ -18,6 +18,7 @@
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 
+#include "jitalloc_cache.h"
 #include "jitalloc_test_pt.h"
 
 /* ===== Helpers ===== */
@@ -714,6 +715,44 @@ static void jit_test_free_under_failslab(struct kunit *test)
 #endif
 }
 
+/*
+ * Each removal from the tree fails twice, as a store that finds no node
+ * would: every free must still take its area out of the tree, trying
+ * again, and leave no entry behind, dying or not.  Only this task's
+ * removals fail.
+ */
+static void jit_test_free_when_erase_fails(struct kunit *test)
+{
+#ifdef CONFIG_FAULT_INJECTION
+	unsigned long areas = jit_alloc_areas();
+	void *p[16];
+	int i, met = 0;
+
+	for (i = 0; i < ARRAY_SIZE(p); i++) {
+		p[i] = jit_data_alloc(PAGE_SIZE);
+		KUNIT_ASSERT_NOT_NULL(test, p[i]);
+	}
+	jit_fail_tree_erase.verbose = 0;
+	jit_fail_tree_erase.interval = 1;
+	jit_fail_tree_erase.task_filter = true;
+	current->make_it_fail = 1;
+	jit_fail_tree_erase.probability = 100;
+	for (i = 0; i < ARRAY_SIZE(p); i++) {
+		atomic_set(&jit_fail_tree_erase.times, 2);
+		jit_free(p[i]);
+		met += !atomic_read(&jit_fail_tree_erase.times);
+	}
+	jit_fail_tree_erase.probability = 0;
+	current->make_it_fail = 0;
+	kunit_info(test, "%d of %zu removals failed twice first\n", met,
+		   ARRAY_SIZE(p));
+	KUNIT_EXPECT_EQ(test, met, (int)ARRAY_SIZE(p));
+	KUNIT_EXPECT_EQ(test, jit_alloc_areas(), areas);
+#else
+	kunit_skip(test, "no CONFIG_FAULT_INJECTION");
+#endif
+}
+
 static void jit_test_double_free(struct kunit *test)
 {
 	unsigned long refused;
@@ -773,6 +812,7 @@ static struct kunit_case jitalloc_test_cases[] = {
 	KUNIT_CASE(jit_test_free_interior),
 	KUNIT_CASE(jit_test_double_free),
 	KUNIT_CASE(jit_test_free_under_failslab),
+	KUNIT_CASE(jit_test_free_when_erase_fails),
 	{}
 };
 
