@@ -764,8 +764,11 @@ again:
 	if (freed)
 		mod_delayed_work(system_wq, &pool->refill_work, 0);
 	if (nowait) {
-		/* the refill or a page added for the next request will do */
-		if (!freed)
+		/*
+		 * The refill or a page added for the next request will do:
+		 * a page unless the refill gives back at least this much.
+		 */
+		if (freed < nr)
 			queue_work(system_wq, &pool->grow_work);
 		trace_jit_fallback(pool->name, len, JIT_TRACE_FALLBACK_NOWAIT);
 		return NULL;
