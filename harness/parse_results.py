@@ -106,6 +106,7 @@ class Tally:
         self.expected = expected_skips or []
         self.used = set()
         self.control = False
+        self.seen = []
 
     def skip_expected(self, name, reason):
         """Is the skip of @name listed, with its reason?  A line whose
@@ -120,6 +121,7 @@ class Tally:
         return False
 
     def add(self, status, name, directive, diag=(), refuted=False):
+        self.seen.append(name)
         if self.control:
             if directive and directive.upper().startswith('SKIP'):
                 self.fail(f'{name}: the control skipped: '
@@ -251,6 +253,8 @@ def main():
     ap.add_argument('--selftest', nargs='*', default=[])
     ap.add_argument('--expect-fail', nargs='*', default=[])
     ap.add_argument('--expected-skips')
+    ap.add_argument('--expected-cases',
+                    help='file naming every case the suites must report')
     ap.add_argument('--require', nargs='*', default=[])
     ap.add_argument('--totals')
     args = ap.parse_args()
@@ -332,6 +336,29 @@ def main():
         elif b['rc'] != 0 and tally.failed == before[1] and not control:
             tally.failed += 1
             tally.failures.append(f'selftest.{name} exited with status {b["rc"]}')
+
+    # Every suite reports exactly its known cases: one that vanished (a
+    # case deleted, or a suite cut short by a crash it survived) or one
+    # nobody listed fails.
+    if args.expected_cases:
+        try:
+            with open(args.expected_cases) as f:
+                known = [l.split('#', 1)[0].strip() for l in f]
+        except OSError as e:
+            print(f'{args.label}: cannot read expected cases: {e}')
+            return 1
+        prefixes = tuple([f'kunit.{s}.' for s in args.kunit] +
+                         [f'selftest.{s}.' for s in
+                          args.selftest + args.expect_fail])
+        want = {k for k in known if k and k.startswith(prefixes)}
+        seen = set(tally.seen)
+        for name in sorted(want - seen):
+            missing.append(f'case {name}')
+        for name in sorted(n for n in seen - want if n.startswith(prefixes)):
+            tally.fail(f'{name}: not in {args.expected_cases} '
+                       '(a new case must be listed there)')
+        print(f'{args.label}: {len(want & seen)} of {len(want)} known '
+              'cases reported')
 
     for req in args.require:
         if not any(req in l for l in lines):

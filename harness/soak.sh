@@ -25,7 +25,9 @@ failed=0
 for t in $targets; do
 	arch=${t%%:*} variant=${t#*:} label=${t%%:*}-${t#*:}
 	"$TOP/harness/build.sh" "$arch" "$variant" || { failed=1; continue; }
-	GUEST_STRESS=1 "$TOP/harness/initramfs.sh" "$arch" "$variant" ||
+	# the churn runs $secs: its kselftest timeout must let it
+	GUEST_STRESS=1 JT_TEST_CFLAGS="-DCHURN_TIMEOUT=$((secs + 600))" \
+		"$TOP/harness/initramfs.sh" "$arch" "$variant" ||
 		{ failed=1; continue; }
 	GUEST_ARGS="jt_soak=$secs" BOOT_TIMEOUT=$((secs + 900)) \
 		"$TOP/harness/boot.sh" "$arch" "$variant" soak || failed=1

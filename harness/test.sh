@@ -12,6 +12,8 @@ TARGETS=${TEST_TARGETS:-"x86_64:default arm64:default arm64:16k x86_64:nomodules
 # Suites every patched kernel must run; a missing one is a failure.
 KUNIT_SUITES="jitalloc jitalloc_cache jitalloc_blocks"
 SELFTESTS="jitalloc jitalloc_prot"
+# Every case those suites report, by name: one missing or unlisted fails.
+CASES=$TOP/harness/expected-cases
 
 totals=$LOGS/test-totals
 : >"$totals"
@@ -72,7 +74,8 @@ run_all() {
 				fail_step "$label: boot"
 			counted control "$label" python3 "$TOP/harness/parse_results.py" \
 				"$LOGS/console-$label-control.log" --label "$label" \
-				--expect-fail jitalloc_control --totals "$totals"
+				--expect-fail jitalloc_control --expected-cases "$CASES" \
+				--totals "$totals"
 			continue
 		fi
 		"$TOP/harness/boot.sh" "$arch" "$variant" test || fail_step "$label: boot"
@@ -83,7 +86,8 @@ run_all() {
 		[ "$variant" = debug ] && require=(--require "### kmemleak: no leaks after the tests")
 		counted runtime "$label" python3 "$TOP/harness/parse_results.py" "$LOGS/console-$label-test.log" \
 			--label "$label" --kunit $KUNIT_SUITES --selftest $SELFTESTS \
-			--expected-skips "$skips" "${require[@]}" --totals "$totals"
+			--expected-skips "$skips" --expected-cases "$CASES" \
+			"${require[@]}" --totals "$totals"
 		# The iTLB model the bench relies on, against known answers.
 		if [ "$variant" = default ]; then
 			if "$TOP/harness/boot.sh" "$arch" "$variant" itlb; then
@@ -104,6 +108,7 @@ run_all() {
 			counted runtime "$label-kpti" python3 "$TOP/harness/parse_results.py" \
 				"$LOGS/console-$label-kpti.log" --label "$label-kpti" \
 				--selftest jitalloc_prot --require "### cpu has BTI" \
+				--expected-cases "$CASES" \
 				--totals "$totals"
 		fi
 	done

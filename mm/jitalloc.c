@@ -418,7 +418,7 @@ static void *__jit_alloc(const struct jit_alloc_ctx *ctx,
 	pgprot_t prot;
 
 	if (unlikely(!ctx->valid)) {
-		/* arm64 sets the kernel's context up at subsys_initcall */
+		/* before mm_init(), or the architecture's parameters are bad */
 		if (ctx == &jit_ctx)
 			pr_warn_once("allocation from %pS before the allocator was set up\n",
 				     caller);
@@ -620,6 +620,30 @@ static void __init jit_alloc_cache_init(void)
 	}
 }
 
+/*
+ * After jit_alloc_arch_params_late(): each pool follows its types' range,
+ * which moved only where nothing was allocated yet (the pool is empty).
+ */
+static void __init jit_alloc_cache_move(void)
+{
+	const struct jit_alloc_params *p = &jit_ctx.params;
+	struct jit_address_space as;
+	int i;
+
+	for (i = 0; i < JIT_TYPE_NR; i++) {
+		if (!jit_pools[i])
+			continue;
+		as = p->types[i];
+		as.prot = JIT_PROT_ROX;
+		WARN_ONCE(jit_cache_pool_set_range(jit_pools[i], &as),
+			  "jitalloc: the %s pool holds memory and cannot move\n",
+			  jit_type_names[i]);
+		if ((p->flags & JIT_ALLOC_RANDOMIZE) &&
+		    i == JIT_TYPE_MODULE_TEXT)
+			jit_cache_pool_randomize(jit_pools[i]);
+	}
+}
+
 /* Account the free of a page-granular allocation made for a pool. */
 static void jit_cache_free_fallback(unsigned long area, size_t len)
 {
@@ -673,6 +697,7 @@ static inline void *jit_cache_text_alloc(enum jit_alloc_type type, size_t len,
 }
 
 static inline void jit_alloc_cache_init(void) { }
+static inline void jit_alloc_cache_move(void) { }
 static inline void jit_cache_free_fallback(unsigned long area, size_t len) { }
 #endif /* CONFIG_JIT_ALLOC_CACHE */
 
@@ -1108,46 +1133,47 @@ struct jit_alloc_params * __weak jit_alloc_arch_params(void)
 }
 
 /**
- * jit_alloc_arch_init_late() - set the allocator up from a subsys_initcall?
+ * jit_alloc_arch_params_late() - placement drawn once the boot has entropy
  *
- * An architecture whose placement is drawn at random when the allocator is
- * set up (arm64's module region) returns true, and must have no user of
- * executable memory before the subsys initcalls: the draw is then made
- * when stock arm64 made it, with the interrupts and timings of the boot so
- * far in the random pool (on a board with only a device tree kaslr-seed,
- * there is little else in it right after random_init()).
+ * An architecture that draws a placement at random (arm64's module region)
+ * gives its parameters again here, with the drawn placement.  Called once,
+ * from a subsys_initcall, when arm64 drew its module region in 6.1: the
+ * random pool then holds the interrupts and timings of the boot so far (on
+ * a board with only a device tree kaslr-seed, there is little else in it
+ * at mm_init()).  Nothing may be allocated before in a range that moves.
  *
- * Return: false here: set up right after vmalloc, before ftrace_init() and
- * early_trace_init(), whose boot-time tracers may ask for trampolines.
+ * Return: the parameters with the drawn placement, or %NULL (the default:
+ * nothing moves).
  */
-bool __init __weak jit_alloc_arch_init_late(void)
+struct jit_alloc_params * __init __weak jit_alloc_arch_params_late(void)
 {
-	return false;
-}
-
-static void __init __jit_alloc_init(void)
-{
-	jit_alloc_ctx_init(&jit_ctx, jit_alloc_arch_params());
-	jit_alloc_cache_init();
+	return NULL;
 }
 
 /**
  * jit_alloc_init() - set up the jit allocator
  *
  * Called once from mm_init(), after vmalloc is up and before any user of
- * executable memory runs; does nothing where jit_alloc_arch_init_late().
+ * executable memory runs: ftrace_init() and early_trace_init()'s boot-time
+ * tracers may ask for trampolines, sock_init() JITs a BPF program at
+ * core_initcall.
  */
 void __init jit_alloc_init(void)
 {
-	if (!jit_alloc_arch_init_late())
-		__jit_alloc_init();
+	jit_alloc_ctx_init(&jit_ctx, jit_alloc_arch_params());
+	jit_alloc_cache_init();
 }
 
-/* Set up where jit_alloc_arch_init_late(): see there. */
+/* Take the placement the architecture draws late: see there. */
 static int __init jit_alloc_late_init(void)
 {
-	if (jit_alloc_arch_init_late())
-		__jit_alloc_init();
+	static struct jit_alloc_ctx late __initdata;
+	struct jit_alloc_params *p = jit_alloc_arch_params_late();
+
+	if (!p || !jit_ctx.valid || jit_alloc_ctx_init(&late, p))
+		return 0;
+	jit_ctx.params = late.params;
+	jit_alloc_cache_move();
 	return 0;
 }
 subsys_initcall(jit_alloc_late_init);

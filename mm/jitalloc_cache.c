@@ -403,8 +403,14 @@ static pgprot_t jit_pool_pgprot(struct jit_cache_pool *pool)
 	return jit_prot_pgprot(pool->as.prot);
 }
 
+/*
+ * A huge page at an aligned place in [@start, @end), or NULL; *@small is
+ * set when vmalloc had the room but no huge page to map (fragmentation):
+ * trying elsewhere would not help.
+ */
 static void *__jit_cache_vmalloc_huge(struct jit_cache_pool *pool,
-				      unsigned long start, unsigned long end)
+				      unsigned long start, unsigned long end,
+				      bool *small)
 {
 	/*
 	 * No guard page: the next huge page may follow at once.  With one,
@@ -432,6 +438,7 @@ static void *__jit_cache_vmalloc_huge(struct jit_cache_pool *pool,
 	if (!IS_ALIGNED((unsigned long)p, JIT_CACHE_PAGE_SIZE) ||
 	    !jit_cache_page_mapped((unsigned long)p)) {
 		/* vmalloc fell back to small pages: not what we are for */
+		*small = true;
 		vfree(p);
 		return NULL;
 	}
@@ -454,6 +461,7 @@ static void *jit_cache_vmalloc_huge(struct jit_cache_pool *pool,
 				    unsigned long start, unsigned long end)
 {
 	unsigned long base = ALIGN(start, JIT_CACHE_PAGE_SIZE), slots, addr;
+	bool small = false;
 	int tries;
 	void *p;
 
@@ -465,19 +473,21 @@ static void *jit_cache_vmalloc_huge(struct jit_cache_pool *pool,
 			if (!addr)
 				break;
 			p = __jit_cache_vmalloc_huge(pool, addr,
-						     addr + JIT_CACHE_PAGE_SIZE);
-			if (p)
+						     addr + JIT_CACHE_PAGE_SIZE,
+						     &small);
+			if (p || small)
 				return p;
 		}
 	} else if (pool->randomize && start &&
 		   end > base + JIT_CACHE_PAGE_SIZE) {
 		slots = (end - base) / JIT_CACHE_PAGE_SIZE;
 		p = __jit_cache_vmalloc_huge(pool, base + JIT_CACHE_PAGE_SIZE *
-					     get_random_u32_below(slots), end);
-		if (p)
+					     get_random_u32_below(slots), end,
+					     &small);
+		if (p || small)
 			return p;
 	}
-	return __jit_cache_vmalloc_huge(pool, start, end);
+	return __jit_cache_vmalloc_huge(pool, start, end, &small);
 }
 
 /*
@@ -1382,6 +1392,29 @@ struct jit_cache_pool *jit_cache_pool_create(const char *name,
 void jit_cache_pool_randomize(struct jit_cache_pool *pool)
 {
 	pool->randomize = true;
+}
+
+/**
+ * jit_cache_pool_set_range() - move an empty pool to another range
+ * @pool: the pool
+ * @as: its new range and protections
+ *
+ * For a placement drawn after the pool was made (arm64's module region).
+ *
+ * Return: 0, or -EBUSY if the pool holds huge pages (it keeps its range).
+ */
+int jit_cache_pool_set_range(struct jit_cache_pool *pool,
+			     const struct jit_address_space *as)
+{
+	int ret = 0;
+
+	mutex_lock(&pool->lock);
+	if (list_empty(&pool->pages))
+		pool->as = *as;
+	else
+		ret = -EBUSY;
+	mutex_unlock(&pool->lock);
+	return ret;
 }
 
 /**

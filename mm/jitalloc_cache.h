@@ -163,6 +163,8 @@ struct jit_cache_pool *jit_cache_pool_create(const char *name,
 void jit_cache_pool_destroy(struct jit_cache_pool *pool);
 void jit_cache_pool_randomize(struct jit_cache_pool *pool);
 void jit_cache_pool_top_down(struct jit_cache_pool *pool);
+int jit_cache_pool_set_range(struct jit_cache_pool *pool,
+			     const struct jit_address_space *as);
 void *jit_cache_alloc(struct jit_cache_pool *pool, size_t len,
 		      enum jit_cache_user user);
 void *jit_cache_alloc_nowait(struct jit_cache_pool *pool, size_t len,
@@ -287,11 +289,17 @@ static inline void jit_mtree_erase_range(struct maple_tree *mt,
 					 unsigned long first,
 					 unsigned long last)
 {
+	int injected = 0;
+
 	MA_STATE(mas, mt, first, last);
 
 	mtree_lock(mt);
-	while (jit_should_fail_tree_erase() ||
-	       mas_store_gfp(&mas, NULL, GFP_NOWAIT | __GFP_NOWARN)) {
+	for (;;) {
+		/* at most two injected failures: the knob cannot hang frees */
+		if (injected < 2 && jit_should_fail_tree_erase())
+			injected++;
+		else if (!mas_store_gfp(&mas, NULL, GFP_NOWAIT | __GFP_NOWARN))
+			break;
 		mas_destroy(&mas);
 		mtree_unlock(mt);
 		memalloc_retry_wait(GFP_KERNEL);

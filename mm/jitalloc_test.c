@@ -724,6 +724,7 @@ static void jit_test_free_under_failslab(struct kunit *test)
 static void jit_test_free_when_erase_fails(struct kunit *test)
 {
 #ifdef CONFIG_FAULT_INJECTION
+	struct fault_attr saved = jit_fail_tree_erase;
 	unsigned long areas = jit_alloc_areas();
 	void *p[16];
 	int i, met = 0;
@@ -744,6 +745,10 @@ static void jit_test_free_when_erase_fails(struct kunit *test)
 	}
 	jit_fail_tree_erase.probability = 0;
 	current->make_it_fail = 0;
+	jit_fail_tree_erase.verbose = saved.verbose;
+	jit_fail_tree_erase.interval = saved.interval;
+	jit_fail_tree_erase.task_filter = saved.task_filter;
+	atomic_set(&jit_fail_tree_erase.times, atomic_read(&saved.times));
 	kunit_info(test, "%d of %zu removals failed twice first\n", met,
 		   ARRAY_SIZE(p));
 	KUNIT_EXPECT_EQ(test, met, (int)ARRAY_SIZE(p));

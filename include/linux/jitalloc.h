@@ -192,7 +192,7 @@ int jit_update_set(void *dst, int c, size_t len);
 
 struct jit_alloc_params *jit_alloc_arch_params(void);
 void jit_alloc_init(void);
-bool jit_alloc_arch_init_late(void);
+struct jit_alloc_params *jit_alloc_arch_params_late(void);
 
 /* Architecture text poking, used with %JIT_ALLOC_USE_TEXT_POKE. */
 int jit_arch_text_copy(void *dst, const void *src, size_t len);

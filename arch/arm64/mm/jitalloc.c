@@ -34,7 +34,7 @@ static bool __init jit_kasan_module_shadow(void)
 }
 
 /**
- * jit_alloc_arch_params() - arm64 placement and protections of jit memory
+ * jit_arm64_params() - arm64 placement and protections of jit memory
  *
  * Return: the parameters.  Module memory follows what module_alloc() did:
  * the (randomized) module region, falling back to the 2 GiB window with
@@ -52,7 +52,7 @@ static bool __init jit_kasan_module_shadow(void)
  * and large modules.  Module text keeps the region's KASLR: its place is
  * random, and so is the first allocation in each huge page.
  */
-struct jit_alloc_params * __init jit_alloc_arch_params(void)
+static struct jit_alloc_params * __init jit_arm64_params(void)
 {
 	struct jit_alloc_params *p = &jit_alloc_params;
 	struct jit_address_space *kprobes = &p->types[JIT_TYPE_KPROBES];
@@ -60,7 +60,6 @@ struct jit_alloc_params * __init jit_alloc_arch_params(void)
 	struct jit_address_space *tramp = &p->types[JIT_TYPE_BPF_TRAMPOLINE];
 	u64 module_alloc_end;
 
-	kaslr_module_init();
 	module_alloc_end = module_alloc_base + MODULES_VSIZE;
 
 	/* don't exceed the static module region */
@@ -103,14 +102,31 @@ struct jit_alloc_params * __init jit_alloc_arch_params(void)
 }
 
 /*
- * The module region is drawn at random in jit_alloc_arch_params(): set the
- * allocator up from a subsys_initcall, where kaslr_init() drew it before.
- * Nothing on arm64 allocates executable memory earlier (no ftrace
- * trampolines; kprobes, BPF and modules come later).
+ * The allocator is set up from mm_init(), before the random pool has the
+ * boot's entropy in it: the module region sits at its default place until
+ * jit_alloc_arch_params_late() draws it.  Nothing allocates module memory
+ * before.  BPF programs, which sock_init() may JIT at core_initcall, and
+ * kprobes slots go anywhere in vmalloc space (or, where KASAN can only
+ * shadow the module region, to its default place, where they stay valid).
  */
-bool __init jit_alloc_arch_init_late(void)
+struct jit_alloc_params * __init jit_alloc_arch_params(void)
 {
-	return true;
+#ifdef CONFIG_RANDOMIZE_BASE
+	module_alloc_base = (u64)_etext - MODULES_VSIZE;
+#endif
+	return jit_arm64_params();
+}
+
+/*
+ * Draw the module region from a subsys_initcall, as kaslr_init() did in
+ * 6.1, with the interrupts and timings of the boot so far in the random
+ * pool (on a board with only a device tree kaslr-seed, there is little
+ * else in it at mm_init()).
+ */
+struct jit_alloc_params * __init jit_alloc_arch_params_late(void)
+{
+	kaslr_module_init();
+	return jit_arm64_params();
 }
 
 /*

@@ -57,31 +57,52 @@ static int jit_alias_pte(pte_t *ptep, unsigned long addr, void *data)
 	return 0;
 }
 
+static int __jit_protect_alias(void *addr, size_t len, bool protect)
+{
+	unsigned long start = (unsigned long)addr;
+	int ret;
+
+	ret = apply_to_page_range(&init_mm, start, len, jit_alias_pte,
+				  &protect);
+	flush_tlb_kernel_range(start, start + len);
+	return ret;
+}
+
 /*
  * Make the linear-map alias of cache memory read-only, or writable again
  * before the pages are freed.  Read-only rather than unmapped: vread()
  * (/proc/kcore) and hibernation read vmalloc memory through this alias.
  * Only possible where the linear map is mapped with pages (rodata=full,
  * the default); with block mappings, like set_memory_ro(), this does
- * nothing and the alias keeps the linear map's permissions.
+ * nothing and the alias keeps the linear map's permissions.  As
+ * set_memory_ro() does, lazily freed vmap areas, which may still map
+ * these pages writable in page tables and TLBs, are purged first.
  */
 int jit_arch_protect_alias(void *addr, size_t len, bool protect)
 {
-	unsigned long start = (unsigned long)addr;
-	int ret;
+	if (!can_set_direct_map())
+		return 0;
+	if (protect)
+		vm_unmap_aliases();
+	return __jit_protect_alias(addr, len, protect);
+}
+
+/* The linear aliases of a page-granular allocation: one purge for all. */
+int jit_arch_protect_vmalloc_aliases(void *addr, size_t len)
+{
+	size_t off;
+	int err;
 
 	if (!can_set_direct_map())
 		return 0;
-	/*
-	 * As set_memory_ro() does: lazily freed vmap areas may still map
-	 * these pages writable, in page tables and TLBs, until purged.
-	 */
-	if (protect)
-		vm_unmap_aliases();
-	ret = apply_to_page_range(&init_mm, start, len, jit_alias_pte,
-				  &protect);
-	flush_tlb_kernel_range(start, start + len);
-	return ret;
+	vm_unmap_aliases();
+	for (off = 0; off < len; off += PAGE_SIZE) {
+		err = __jit_protect_alias(page_address(vmalloc_to_page(addr + off)),
+					  PAGE_SIZE, true);
+		if (err)
+			return err;
+	}
+	return 0;
 }
 
 bool jit_arch_can_protect_alias(void)
