@@ -44,6 +44,9 @@ append="panic=-1 oops=panic jt_scenario=$scenario"
 # stock 6.1 WARNs when vmalloc's own vmap_area allocation fails
 # (mm/vmalloc.c:1603), whoever calls vmalloc.
 [ "$variant" = debug ] && append="$append kmemleak=on slub_debug=A,kmalloc-*"
+# failslab's cache filter: only the kmalloc-* caches may fail (16k injects
+# faults too)
+[ "$variant" = 16k ] && append="$append slub_debug=A,kmalloc-*"
 # The bench compares two kernels: no KUnit suites at boot in either.
 [ "$scenario" = bench ] && append="$append kunit.enable=0"
 [ "$scenario" = sweep ] && append="$append kunit.enable=0"
