@@ -105,7 +105,7 @@ esac
 # counts themselves.
 console_problem() {
 	tr -d '\r' <"$log" |
-	grep -m1 -E 'Kernel panic|Oops|BUG:|WARNING:|Unable to handle kernel|general protection fault|KASAN|possible recursive locking|possible circular locking|inconsistent lock state|W\+X mappings: FAILED|insecure W\+X|kmemleak: .* new suspected|rcu: INFO: .*detected stall|rcu_tasks.* detected stalls|INFO: rcu_tasks|soft lockup|workqueue lockup|INFO: task .* blocked for more than|self check failed'
+	grep -m1 -E 'Kernel panic|Oops|BUG:|WARNING:|Unable to handle kernel|general protection fault|KASAN|possible recursive locking|possible circular locking|inconsistent lock state|W\+X mappings: FAILED|insecure W\+X|kmemleak: .* new suspected|rcu: INFO: .*detected stall|rcu_tasks.* detected stalls|INFO: rcu_tasks|soft lockup|workqueue lockup|INFO: task .* blocked for more than|self check failed|placement drawn at boot is not used|the kernel.s placement is invalid'
 }
 
 # QEMU 7.2's TCG can stop delivering interrupts to a vCPU: it may not end

@@ -621,27 +621,34 @@ static void __init jit_alloc_cache_init(void)
 }
 
 /*
- * After jit_alloc_arch_params_late(): each pool follows its types' range,
- * which moved only where nothing was allocated yet (the pool is empty).
+ * After jit_alloc_arch_params_late(): each pool follows its types' range
+ * in @p.  A range may move only where nothing was allocated yet: first
+ * every pool is asked, and if one cannot move, none does.
+ *
+ * Return: 0, or -EBUSY (nothing moved).
  */
-static void __init jit_alloc_cache_move(void)
+static int __init jit_alloc_cache_move(const struct jit_alloc_params *p)
 {
-	const struct jit_alloc_params *p = &jit_ctx.params;
 	struct jit_address_space as;
-	int i;
+	int i, pass, err;
 
-	for (i = 0; i < JIT_TYPE_NR; i++) {
-		if (!jit_pools[i])
-			continue;
-		as = p->types[i];
-		as.prot = JIT_PROT_ROX;
-		WARN_ONCE(jit_cache_pool_set_range(jit_pools[i], &as),
-			  "jitalloc: the %s pool holds memory and cannot move\n",
-			  jit_type_names[i]);
-		if ((p->flags & JIT_ALLOC_RANDOMIZE) &&
-		    i == JIT_TYPE_MODULE_TEXT)
-			jit_cache_pool_randomize(jit_pools[i]);
+	for (pass = 0; pass < 2; pass++) {
+		for (i = 0; i < JIT_TYPE_NR; i++) {
+			if (!jit_pools[i])
+				continue;
+			as = p->types[i];
+			as.prot = JIT_PROT_ROX;
+			err = jit_cache_pool_set_range(jit_pools[i], &as, pass);
+			if (err) {
+				pr_err("the %s pool holds memory: the placement drawn at boot is not used\n",
+				       jit_type_names[i]);
+				return err;
+			}
+		}
 	}
+	if ((p->flags & JIT_ALLOC_RANDOMIZE) && jit_pools[JIT_TYPE_MODULE_TEXT])
+		jit_cache_pool_randomize(jit_pools[JIT_TYPE_MODULE_TEXT]);
+	return 0;
 }
 
 /* Account the free of a page-granular allocation made for a pool. */
@@ -697,8 +704,12 @@ static inline void *jit_cache_text_alloc(enum jit_alloc_type type, size_t len,
 }
 
 static inline void jit_alloc_cache_init(void) { }
-static inline void jit_alloc_cache_move(void) { }
 static inline void jit_cache_free_fallback(unsigned long area, size_t len) { }
+
+static inline int jit_alloc_cache_move(const struct jit_alloc_params *p)
+{
+	return 0;
+}
 #endif /* CONFIG_JIT_ALLOC_CACHE */
 
 /**
@@ -1172,8 +1183,9 @@ static int __init jit_alloc_late_init(void)
 
 	if (!p || !jit_ctx.valid || jit_alloc_ctx_init(&late, p))
 		return 0;
-	jit_ctx.params = late.params;
-	jit_alloc_cache_move();
+	/* the pools first: if one cannot follow, nothing moves */
+	if (!jit_alloc_cache_move(&late.params))
+		jit_ctx.params = late.params;
 	return 0;
 }
 subsys_initcall(jit_alloc_late_init);

@@ -1398,21 +1398,30 @@ void jit_cache_pool_randomize(struct jit_cache_pool *pool)
  * jit_cache_pool_set_range() - move an empty pool to another range
  * @pool: the pool
  * @as: its new range and protections
+ * @apply: move it; otherwise only say whether it could be moved
  *
  * For a placement drawn after the pool was made (arm64's module region).
+ * A pool whose range does not change may hold pages (BPF programs JITed
+ * at boot).
  *
- * Return: 0, or -EBUSY if the pool holds huge pages (it keeps its range).
+ * Return: 0, or -EBUSY if the range changes and the pool holds huge pages
+ * (it keeps its range).
  */
 int jit_cache_pool_set_range(struct jit_cache_pool *pool,
-			     const struct jit_address_space *as)
+			     const struct jit_address_space *as, bool apply)
 {
+	const struct jit_address_space *old = &pool->as;
 	int ret = 0;
 
 	mutex_lock(&pool->lock);
-	if (list_empty(&pool->pages))
-		pool->as = *as;
-	else
+	if (old->start == as->start && old->end == as->end &&
+	    old->fallback_start == as->fallback_start &&
+	    old->fallback_end == as->fallback_end && old->prot == as->prot)
+		;
+	else if (!list_empty(&pool->pages))
 		ret = -EBUSY;
+	else if (apply)
+		pool->as = *as;
 	mutex_unlock(&pool->lock);
 	return ret;
 }

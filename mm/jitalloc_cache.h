@@ -164,7 +164,7 @@ void jit_cache_pool_destroy(struct jit_cache_pool *pool);
 void jit_cache_pool_randomize(struct jit_cache_pool *pool);
 void jit_cache_pool_top_down(struct jit_cache_pool *pool);
 int jit_cache_pool_set_range(struct jit_cache_pool *pool,
-			     const struct jit_address_space *as);
+			     const struct jit_address_space *as, bool apply);
 void *jit_cache_alloc(struct jit_cache_pool *pool, size_t len,
 		      enum jit_cache_user user);
 void *jit_cache_alloc_nowait(struct jit_cache_pool *pool, size_t len,

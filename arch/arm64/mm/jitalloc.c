@@ -75,6 +75,17 @@ static struct jit_alloc_params * __init jit_arm64_params(void)
 		p->text.fallback_start = module_alloc_base;
 		p->text.fallback_end = module_alloc_base + SZ_2G;
 	}
+	/*
+	 * KASAN keeps the region below MODULES_END, and a randomized kernel,
+	 * with the module region drawn near it, lies above: module_alloc()
+	 * then went straight to the 2 GiB window.
+	 */
+	if (p->text.start >= p->text.end) {
+		p->text.start = p->text.fallback_start;
+		p->text.end = p->text.fallback_end;
+		p->text.fallback_start = 0;
+		p->text.fallback_end = 0;
+	}
 
 	/* wherever they are, nothing but patching writes kprobes slots */
 	kprobes->prot = JIT_PROT_ROX;
