@@ -417,14 +417,7 @@ static void *__jit_alloc(const struct jit_alloc_ctx *ctx,
 	void *addr = NULL;
 	pgprot_t prot;
 
-	if (unlikely(!ctx->valid)) {
-		/* before mm_init(), or the architecture's parameters are bad */
-		if (ctx == &jit_ctx)
-			pr_warn_once("allocation from %pS before the allocator was set up\n",
-				     caller);
-		return NULL;
-	}
-	if (!as || !len)
+	if (!ctx->valid || !as || !len)
 		return NULL;
 	/* now, not at boot: see &enum jit_prot */
 	prot = jit_prot_pgprot(as->prot);
@@ -552,14 +545,6 @@ static void *jit_cache_text_alloc(enum jit_alloc_type type, size_t len,
 				&jit_fallback_pages[type]);
 	}
 	return p;
-}
-
-static bool jit_same_range(const struct jit_address_space *a,
-			   const struct jit_address_space *b)
-{
-	return a->start == b->start && a->end == b->end &&
-	       a->fallback_start == b->fallback_start &&
-	       a->fallback_end == b->fallback_end;
 }
 
 static bool jit_type_cached(const struct jit_alloc_params *p, int type)

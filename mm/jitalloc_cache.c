@@ -1410,18 +1410,15 @@ void jit_cache_pool_randomize(struct jit_cache_pool *pool)
 int jit_cache_pool_set_range(struct jit_cache_pool *pool,
 			     const struct jit_address_space *as, bool apply)
 {
-	const struct jit_address_space *old = &pool->as;
 	int ret = 0;
 
 	mutex_lock(&pool->lock);
-	if (old->start == as->start && old->end == as->end &&
-	    old->fallback_start == as->fallback_start &&
-	    old->fallback_end == as->fallback_end && old->prot == as->prot)
-		;
-	else if (!list_empty(&pool->pages))
-		ret = -EBUSY;
-	else if (apply)
-		pool->as = *as;
+	if (!jit_same_range(&pool->as, as) || pool->as.prot != as->prot) {
+		if (!list_empty(&pool->pages))
+			ret = -EBUSY;
+		else if (apply)
+			pool->as = *as;
+	}
 	mutex_unlock(&pool->lock);
 	return ret;
 }

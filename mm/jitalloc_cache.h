@@ -254,6 +254,15 @@ static inline int jit_cache_check_update(const void *addr, size_t len)
 }
 #endif /* CONFIG_JIT_ALLOC_CACHE */
 
+/* Do @a and @b cover the same addresses (protections aside)? */
+static inline bool jit_same_range(const struct jit_address_space *a,
+				  const struct jit_address_space *b)
+{
+	return a->start == b->start && a->end == b->end &&
+	       a->fallback_start == b->fallback_start &&
+	       a->fallback_end == b->fallback_end;
+}
+
 #ifdef CONFIG_FAULT_INJECTION
 #include <linux/fault-inject.h>
 /*
