@@ -230,6 +230,8 @@ static void snapshot(const char *phase)
 
 	snapshot_quiet(phase);
 	report(phase, "jit_text_kb", jt_read_key("/proc/meminfo", "JitText"));
+	report(phase, "vmalloc_used_kb",
+	       jt_read_key("/proc/meminfo", "VmallocUsed"));
 	print_jitalloc_debugfs(phase);
 	if (cmd && *cmd) {
 		printf("### jitstat %s begin\n", phase);

@@ -14,12 +14,24 @@ check_variant "$variant"
 "$TOP/harness/build.sh" "$arch" "$variant" || exit 1
 "$TOP/harness/initramfs.sh" "$arch" "$variant" || exit 1
 [ "$mode" = interactive ] && exec "$TOP/harness/boot.sh" "$arch" "$variant" "$scenario" interactive
+# The demo's stock column: stock 6.1 built from the same configuration
+# and running the same workload (STOCK=0 leaves it out: one build less).
+stock=
+if [ "$scenario" = demo ] && [ "$variant" != stock ] && [ "${STOCK:-1}" != 0 ]; then
+	"$TOP/harness/build.sh" "$arch" stock || exit 1
+	"$TOP/harness/initramfs.sh" "$arch" stock || exit 1
+	stock=$LOGS/console-$arch-stock-demo.log
+fi
 "$TOP/harness/boot.sh" "$arch" "$variant" "$scenario"
 rc=$?
 log=$LOGS/console-$arch-$variant-$scenario.log
 if [ "$scenario" = demo ]; then
+	if [ -n "$stock" ]; then
+		"$TOP/harness/boot.sh" "$arch" stock demo || rc=1
+	fi
 	echo
-	python3 "$TOP/harness/run_story.py" "$log" "$arch" "$variant" || rc=1
+	python3 "$TOP/harness/run_story.py" "$log" "$arch" "$variant" \
+		${stock:+--stock "$stock"} || rc=1
 	exit $rc
 fi
 echo "--- guest output ($scenario):"

@@ -7,35 +7,60 @@ workload, the page-table and memory figures before, with and after it,
 and jitstat's summary of the pools while it was loaded.  The raw pool
 statistics stay in the log.
 
-Usage: run_story.py CONSOLE_LOG ARCH VARIANT
+Usage: run_story.py CONSOLE_LOG ARCH VARIANT [--stock STOCK_CONSOLE_LOG]
 """
+import argparse
 import re
 import sys
 
 ROWS = [
     ('exec_translations', 'executable leaf mappings (ptdump)'),
-    ('exec_pmd', '  of them large (2 MiB) mappings'),
+    ('exec_pmd', '  of them 2 MiB mappings'),
     ('direct_map_level2_splits', 'direct-map 2 MiB pages split'),
-    ('jit_text_kb', 'JitText in /proc/meminfo, kB'),
+    ('jit_text_kb', 'JitText (/proc/meminfo), kB'),
+    ('vmalloc_used_kb', 'VmallocUsed (/proc/meminfo), kB'),
     ('wx_mappings', 'W+X mappings'),
 ]
 PHASES = ('before', 'loaded', 'after')
 
+# One sentence per counter that is not zero, for the raw reports
+# ("### jitalloc report (PHASE)", then "--- FILE" and its "key value"
+# lines).  Counters not listed are explained in
+# Documentation/admin-guide/mm/jitalloc.rst.
+EXPLAIN = {
+    'refused_frees': 'jit_free() calls refused (double or foreign frees): '
+                     'a bug in a kernel user, see "jitalloc: refused from" '
+                     'in the log',
+    'refused_updates': 'writes refused for lying outside an allocation: '
+                       'a bug in a kernel user',
+    'refused_types': 'allocations refused for a wrong type: a bug in a '
+                     'kernel user',
+    'alias_errors': 'pages not used because their direct-map alias could '
+                    'not be made read-only',
+    'leaked_pages': 'pages kept out of use because their direct-map alias '
+                    'could not be made writable again',
+    'fallbacks': 'requests this pool could not serve, served page by page '
+                 '(code larger than 2 MiB, or a kprobes slot wanted before '
+                 'a huge page was ready; the jit_fallback trace event says '
+                 'which)',
+    'fallback_pages': 'pages of code held page by page for this pool\'s '
+                      'users now',
+    'reclaims': 'huge pages given back to vmalloc once free',
+    'shrinker_reclaims': 'of those, given back to the memory shrinker',
+    'spare_pages': 'free huge pages kept for reuse (given back after a '
+                   'second, or to the shrinker)',
+}
 
-def main():
-    if len(sys.argv) != 4:
-        sys.exit('usage: run_story.py CONSOLE_LOG ARCH VARIANT')
-    path, arch, variant = sys.argv[1:]
+
+def parse(path):
+    """Metrics, workload lines, jitstat output and raw reports of a log."""
     try:
         with open(path, errors='replace') as f:
             lines = [line.rstrip('\r\n') for line in f]
     except OSError as e:
         sys.exit(f'run_story: cannot read {path}: {e.strerror}')
-
-    metrics = {}
-    workload = []
-    stat = {}
-    current = None
+    metrics, workload, stat, raw = {}, [], {}, {}
+    current = report = rfile = None
     end_rc = None
     for line in lines:
         m = re.match(r'### metric (\S+) (\S+) (-?\d+)$', line)
@@ -52,43 +77,115 @@ def main():
             if not re.match(r'\[ *\d+\.\d+\]', line):
                 stat[current].append(line)
             continue
+        m = re.match(r'### jitalloc report \((\S+)\)$', line)
+        if m:
+            report, rfile = m.group(1), None
+            raw[report] = {}
+            continue
+        if line.startswith('###'):
+            report = None
+        if report:
+            m = re.match(r'--- (\S+)$', line)
+            if m:
+                rfile = m.group(1)
+                raw[report][rfile] = {}
+                continue
+            m = re.match(r'(\w+) (-?\d+)$', line)
+            if m and rfile:
+                raw[report][rfile][m.group(1)] = int(m.group(2))
         m = re.match(r'jitload: (\d+ .*)$', line)
         if m and not m.group(1).startswith('0 errors'):
             workload.append(m.group(1))
         m = re.match(r'### jitalloc scenario demo end rc=(\d+)', line)
         if m:
             end_rc = int(m.group(1))
-
     if end_rc is None:
         sys.exit(f'run_story: the demo did not finish (no end marker in {path})')
-    print(f'jitalloc demo: {arch} kernel, variant {variant}')
+    return metrics, workload, stat, raw, end_rc
+
+
+def cell(v):
+    return 'n/a' if v is None or v < 0 else str(v)
+
+
+def main():
+    ap = argparse.ArgumentParser(description='the demo at a glance')
+    ap.add_argument('log')
+    ap.add_argument('arch')
+    ap.add_argument('variant')
+    ap.add_argument('--stock', help='console log of stock 6.1 running the demo')
+    args = ap.parse_args()
+    metrics, workload, stat, raw, end_rc = parse(args.log)
+    stock = parse(args.stock)[0] if args.stock else None
+
+    print(f'jitalloc demo: {args.arch} kernel, variant {args.variant}'
+          + (', beside stock 6.1 from the same configuration' if stock else ''))
     print('workload: ' + ('; '.join(workload) if workload else 'none reported'))
     print()
-    print(f'{"":38}' + ''.join(f'{p:>10}' for p in PHASES))
+    w = 7
+    head = f'{"":34}' + ''.join(f'{p:>{w}}' for p in PHASES)
+    if stock:
+        print(f'{"":34}{"jitalloc":^{3 * w}} {"stock":^{3 * w}}')
+        head += ' ' + ''.join(f'{p:>{w}}' for p in PHASES)
+    print(head)
     for key, label in ROWS:
         vals = [metrics.get((p, key)) for p in PHASES]
-        if all(v is None or v < 0 for v in vals):
+        svals = [stock.get((p, key)) for p in PHASES] if stock else []
+        if all(v is None or v < 0 for v in vals + svals):
             continue
-        cells = ''.join(f'{"n/a" if v is None or v < 0 else v:>10}' for v in vals)
-        print(f'{label:38}{cells}')
+        line = f'{label:34}' + ''.join(f'{cell(v):>{w}}' for v in vals)
+        if stock:
+            line += ' ' + ''.join(f'{cell(v):>{w}}' for v in svals)
+        print(line)
 
-    before = metrics.get(('before', 'exec_translations'))
-    loaded = metrics.get(('loaded', 'exec_translations'))
-    splits = [metrics.get((p, 'direct_map_level2_splits')) for p in ('before', 'loaded')]
-    if before is not None and loaded is not None:
-        said = f'\nThe workload added {loaded - before} executable mapping(s)'
-        if None not in splits and min(splits) >= 0:
-            said += f' and split {splits[1] - splits[0]} direct-map page(s)'
-        print(said + ': its code lives in the huge pages the pools below hold.'
-              if variant != 'stock' else said + '.')
+    def added(m):
+        before = m.get(('before', 'exec_translations'))
+        loaded = m.get(('loaded', 'exec_translations'))
+        if before is None or loaded is None:
+            return None
+        return loaded - before
+
+    ours = added(metrics)
+    if ours is not None:
+        said = f'\nThe workload added {ours} executable mapping(s)'
+        theirs = added(stock) if stock else None
+        if theirs is not None:
+            said += f' here and {theirs} on stock'
+        print(said + '.')
+    if stock:
+        jt = metrics.get(('before', 'jit_text_kb'))
+        vm = metrics.get(('before', 'vmalloc_used_kb'))
+        svm = stock.get(('before', 'vmalloc_used_kb'))
+        if jt is not None and jt >= 0:
+            cost = f'Idle cost, before the workload: JitText {jt} kB'
+            if vm is not None and svm is not None and vm >= 0 and svm >= 0:
+                cost += f', VmallocUsed {vm - svm:+d} kB against stock'
+            print(cost + '.')
 
     if 'loaded' in stat:
         print('\nThe pools with the workload loaded (jitstat):')
         for line in stat['loaded']:
             print('  ' + line)
-    elif variant != 'stock':
+    elif args.variant != 'stock':
         print('\nno jitstat output in the log (is jitstat in the guest image?)')
-    print(f'\nraw pool statistics and the whole guest output: {path}')
+
+    # each counter once, with its value at each phase
+    seen = {}
+    for phase in PHASES:
+        for name, keys in sorted(raw.get(phase, {}).items()):
+            for key, val in keys.items():
+                if key in EXPLAIN:
+                    seen.setdefault((name, key), {})[phase] = val
+    nonzero = [(k, v) for k, v in seen.items() if any(v.values())]
+    if nonzero:
+        print('\nCounters that are not zero (before/loaded/after), and what they mean:')
+    for (name, key), vals in nonzero:
+        figs = '/'.join(cell(vals.get(p)) for p in PHASES)
+        print(f'  {name}: {key} {figs}')
+        print(f'      {EXPLAIN[key]}')
+    print(f'\nraw pool statistics and the whole guest output: {args.log}')
+    if args.stock:
+        print(f'stock: {args.stock}')
     return 0 if end_rc == 0 else 1
 
 

@@ -100,6 +100,18 @@ run_all() {
 				fail_step "$label: iTLB model boot"
 			fi
 		fi
+		# The cache switched off at boot: text page-granular, still
+		# read-only from the start; the cache's tests skip saying so.
+		if [ "$arch" = x86_64 ] && [ "$variant" = default ]; then
+			"$TOP/harness/boot.sh" "$arch" "$variant" cacheoff ||
+				fail_step "$label: cacheoff boot"
+			counted runtime "$label-cacheoff" python3 "$TOP/harness/parse_results.py" \
+				"$LOGS/console-$label-cacheoff.log" --label "$label-cacheoff" \
+				--selftest $SELFTESTS \
+				--expected-skips "$TOP/harness/expected-skips/x86_64-cacheoff" \
+				--require "jitalloc: cache off (jitalloc_cache=off)" \
+				--expected-cases "$CASES" --totals "$totals"
+		fi
 		# KPTI switched on after the CPUs came up (nokaslr kpti=1), on a
 		# CPU with BTI: jit memory mapped afterwards is non-global too.
 		if [ "$arch" = arm64 ] && [ "$variant" = default ]; then

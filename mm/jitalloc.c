@@ -32,6 +32,7 @@
 #include <linux/init.h>
 #include <linux/jitalloc.h>
 #include <linux/kasan.h>
+#include <linux/kstrtox.h>
 #include <linux/log2.h>
 #include <linux/maple_tree.h>
 #include <linux/mm.h>
@@ -97,10 +98,11 @@ static atomic_long_t jit_text_pages = ATOMIC_LONG_INIT(0);
 
 #define JIT_AREA_TEXT	BIT(0)	/* allocated as text */
 #define JIT_AREA_POKE	BIT(1)	/* written with text poking */
-#define JIT_AREA_FALLBACK BIT(2) /* served for a pool that had no room */
+#define JIT_AREA_FALLBACK BIT(2) /* page-granular text of a pool's type */
 #define JIT_AREA_BLOCKS	BIT(3)	/* pages from the context's page blocks */
 #define JIT_AREA_ALIAS	BIT(4)	/* direct-map alias made read-only */
 #define JIT_AREA_DYING	BIT(5)	/* being freed: no longer a live allocation */
+#define JIT_AREA_NO_CACHE BIT(6) /* for a pool while the cache is off */
 #define JIT_AREA_TYPE_SHIFT 8	/* &enum jit_alloc_type + 1, 0 if untyped */
 #define JIT_AREA_TYPE(type) (((unsigned long)(type) + 1) << JIT_AREA_TYPE_SHIFT)
 
@@ -475,7 +477,7 @@ static void *__jit_alloc(const struct jit_alloc_ctx *ctx,
 		atomic_long_add(PAGE_ALIGN(len) >> PAGE_SHIFT, &jit_text_pages);
 	trace_jit_alloc(addr, len, PAGE_ALIGN(len), jit_area_user(area),
 			blocks ? JIT_TRACE_BACKEND_BLOCKS : JIT_TRACE_BACKEND_VMALLOC,
-			area & JIT_AREA_FALLBACK);
+			(area & JIT_AREA_FALLBACK) && !(area & JIT_AREA_NO_CACHE));
 	return addr;
 
 err_free:
@@ -509,6 +511,27 @@ static const enum jit_cache_user jit_cache_users[JIT_TYPE_NR] = {
 #define JIT_CACHE_GRACE_MS	1000
 
 /*
+ * "jitalloc_cache=off": the pools take no huge page and there are no page
+ * blocks; text of the cacheable types is still read-only and executable
+ * from the start and written by text poking, page-granular, as when a pool
+ * has no room.  For operators who want the cache's memory back or suspect
+ * it; debugfs shows each pool "enabled 0".
+ */
+static bool jit_cache_enabled __ro_after_init = true;
+
+static int __init jit_cache_param(char *s)
+{
+	if (!s || kstrtobool(s, &jit_cache_enabled)) {
+		pr_err("jitalloc_cache=%s: expected on or off, the cache stays on\n",
+		       s ?: "");
+		jit_cache_enabled = true;
+		return -EINVAL;
+	}
+	return 0;
+}
+early_param("jitalloc_cache", jit_cache_param);
+
+/*
  * Text for a cacheable type: from its pool, or when the pool has no room,
  * from vmalloc with the same promise - read-only, executable, trap-filled,
  * with a read-only direct-map alias and written only by text poking - so
@@ -525,8 +548,10 @@ static void *jit_cache_text_alloc(enum jit_alloc_type type, size_t len,
 	 * so does x86 ITS for a module's thunks, see its_init_mod(); not for
 	 * the kernel's own at boot, which may wait for a huge page
 	 */
-	if (type == JIT_TYPE_KPROBES ||
-	    (type == JIT_TYPE_ITS && system_state != SYSTEM_BOOTING))
+	if (!jit_cache_enabled)
+		p = NULL;
+	else if (type == JIT_TYPE_KPROBES ||
+		 (type == JIT_TYPE_ITS && system_state != SYSTEM_BOOTING))
 		p = jit_cache_alloc_nowait(jit_pools[type], len,
 					   jit_cache_users[type]);
 	else
@@ -537,10 +562,14 @@ static void *jit_cache_text_alloc(enum jit_alloc_type type, size_t len,
 	as.prot = JIT_PROT_ROX;
 	p = __jit_alloc(&jit_ctx, &as, true, len,
 			JIT_AREA_POKE | JIT_AREA_FALLBACK | JIT_AREA_ALIAS |
+			(jit_cache_enabled ? 0 : JIT_AREA_NO_CACHE) |
 			JIT_AREA_TYPE(type), caller);
 	if (p) {
-		count_vm_event(JIT_CACHE_FALLBACK);
-		atomic_long_inc(&jit_fallbacks[type]);
+		/* with the cache off, the page-granular path is no fallback */
+		if (jit_cache_enabled) {
+			count_vm_event(JIT_CACHE_FALLBACK);
+			atomic_long_inc(&jit_fallbacks[type]);
+		}
 		atomic_long_add(PAGE_ALIGN(len) >> PAGE_SHIFT,
 				&jit_fallback_pages[type]);
 	}
@@ -563,12 +592,15 @@ static void __init jit_alloc_cache_init(void)
 	struct jit_cache_pool *pool;
 	struct jit_address_space as;
 	unsigned long sharing;
-	char name[64];
+	/* room for every type's name and a '+' after each: never cut short */
+	char name[JIT_TYPE_NR * sizeof("bpf_trampoline+")];
 	int i, j;
 
 	if (!jit_ctx.valid)
 		return;
-	if (p->flags & JIT_ALLOC_GROUP_PAGES)
+	if (!jit_cache_enabled)
+		pr_info("cache off (jitalloc_cache=off): text is page-granular\n");
+	else if (p->flags & JIT_ALLOC_GROUP_PAGES)
 		jit_ctx.blocks = jit_block_pool_create("page_blocks", 0);
 	for (i = 0; i < JIT_TYPE_NR; i++) {
 		if (!jit_type_cached(p, i) || jit_pools[i])
@@ -600,6 +632,8 @@ static void __init jit_alloc_cache_init(void)
 		if (pool && (p->flags & JIT_ALLOC_CACHE_TOP_DOWN) &&
 		    (sharing & BIT(JIT_TYPE_MODULE_TEXT)))
 			jit_cache_pool_top_down(pool);
+		if (pool && !jit_cache_enabled)
+			jit_cache_pool_switch_off(pool);
 		for_each_set_bit(j, &sharing, JIT_TYPE_NR)
 			jit_pools[j] = pool;
 	}

@@ -223,6 +223,7 @@ static enum jit_cache_user jit_cache_get_user(const struct jit_cache_page *page,
  * @kasan_shadow: allocate KASAN shadow for each huge page
  * @randomize: place huge pages, and the first allocation in each, at random
  * @top_down: place huge pages at the highest free places of the range
+ * @off: switched off at boot: takes no huge page, serves nothing
  * @fill: byte that traps when executed, repeated
  * @grace: jiffies a fully free huge page is kept before it is given back
  * @retry_after: no new huge page is tried before this time
@@ -244,6 +245,7 @@ struct jit_cache_pool {
 	bool kasan_shadow;
 	bool randomize;
 	bool top_down;
+	bool off;
 	u8 fill;
 	unsigned long grace;
 	unsigned long retry_after;
@@ -753,7 +755,7 @@ static void *__jit_cache_alloc(struct jit_cache_pool *pool, size_t len,
 	long start;
 	void *ret;
 
-	if (!len || user >= JIT_CACHE_USER_NR)
+	if (!len || user >= JIT_CACHE_USER_NR || pool->off)
 		return NULL;
 	if (len > JIT_CACHE_PAGE_SIZE) {
 		trace_jit_fallback(pool->name, len, JIT_TRACE_FALLBACK_TOO_BIG);
@@ -1289,6 +1291,7 @@ static int jit_cache_stats_show(struct seq_file *m, void *v)
 	show = kallsyms_show_value(m->file->f_cred);
 	seq_printf(m, "range 0x%lx-0x%lx\n", show ? pool->as.start : 0,
 		   show ? pool->as.end : 0);
+	seq_printf(m, "enabled %d\n", !pool->off);
 	seq_printf(m, "huge_pages %lu\n", s.huge_pages);
 	seq_printf(m, "spare_pages %lu\n", s.spare_pages);
 	seq_printf(m, "fallback_pages %lu\n", fallback_pages);
@@ -1437,6 +1440,18 @@ int jit_cache_pool_set_range(struct jit_cache_pool *pool,
 void jit_cache_pool_top_down(struct jit_cache_pool *pool)
 {
 	pool->top_down = true;
+}
+
+/**
+ * jit_cache_pool_switch_off() - let a pool serve nothing
+ * @pool: a pool that holds no huge page
+ *
+ * For the "jitalloc_cache=off" boot option: the pool takes no huge page,
+ * jit_cache_alloc() returns %NULL, and its statistics say "enabled 0".
+ */
+void jit_cache_pool_switch_off(struct jit_cache_pool *pool)
+{
+	pool->off = true;
 }
 
 /**

@@ -163,6 +163,7 @@ struct jit_cache_pool *jit_cache_pool_create(const char *name,
 void jit_cache_pool_destroy(struct jit_cache_pool *pool);
 void jit_cache_pool_randomize(struct jit_cache_pool *pool);
 void jit_cache_pool_top_down(struct jit_cache_pool *pool);
+void jit_cache_pool_switch_off(struct jit_cache_pool *pool);
 int jit_cache_pool_set_range(struct jit_cache_pool *pool,
 			     const struct jit_address_space *as, bool apply);
 void *jit_cache_alloc(struct jit_cache_pool *pool, size_t len,

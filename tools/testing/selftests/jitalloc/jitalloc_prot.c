@@ -109,25 +109,6 @@ TEST(module_memory_bits)
 	ASSERT_EQ(0, jt_module_unload(TESTMOD_NAME));
 }
 
-/* The first JITed image of program @fd, from bpf_prog_info, or 0. */
-static unsigned long prog_addr(int fd)
-{
-	struct bpf_prog_info info;
-	union bpf_attr attr;
-	__u64 ksym = 0;
-
-	memset(&info, 0, sizeof(info));
-	info.nr_jited_ksyms = 1;
-	info.jited_ksyms = (unsigned long)&ksym;
-	memset(&attr, 0, sizeof(attr));
-	attr.info.bpf_fd = fd;
-	attr.info.info_len = sizeof(info);
-	attr.info.info = (unsigned long)&info;
-	if (jt_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr))
-		return 0;
-	return ksym;
-}
-
 /*
  * A BPF program, and with it every huge page the cache holds, carries the
  * kernel's bits.
@@ -146,7 +127,7 @@ TEST(bpf_and_cache_pages_bits)
 		SKIP(return, "%s", why);
 	fd = jt_bpf_load(7, 0);
 	ASSERT_LE(0, fd) TH_LOG("BPF_PROG_LOAD: %s", strerror(errno));
-	expect_bits(_metadata, &r, "BPF program", prog_addr(fd), 1);
+	expect_bits(_metadata, &r, "BPF program", jt_bpf_prog_addr(fd), 1);
 
 	dp = opendir(dir);
 	if (dp) {
@@ -189,7 +170,8 @@ TEST(kprobe_slot_bits)
 	if (ref_bits(&r, why, sizeof(why)))
 		SKIP(return, "%s", why);
 	if (cache_pool("kprobes", pool, sizeof(pool)))
-		SKIP(return, "no jitalloc cache pool serves kprobes here");
+		SKIP(return, "%s",
+		     no_pool_why("no jitalloc cache pool serves kprobes here"));
 	before = jt_read_key(pool, "bytes_in_use_kprobes");
 	ASSERT_LE(0, before);
 	for (off = 4; off < 64; off += 4) {

@@ -144,7 +144,8 @@ TEST(module_text_from_cache)
 	if (access("/proc/modules", F_OK))
 		SKIP(return, "kernel built without CONFIG_MODULES");
 	if (cache_pool("modules", pool, sizeof(pool)))
-		SKIP(return, "no jitalloc cache pool serves module text here");
+		SKIP(return, "%s",
+		     no_pool_why("no jitalloc cache pool serves module text here"));
 
 	before = jt_read_key(pool, "bytes_in_use_modules");
 	ASSERT_LE(0, before);
@@ -210,7 +211,8 @@ TEST(module_text_written_once)
 	if (access("/proc/modules", F_OK))
 		SKIP(return, "kernel built without CONFIG_MODULES");
 	if (cache_pool("modules", pool, sizeof(pool)))
-		SKIP(return, "no jitalloc cache pool serves module text here");
+		SKIP(return, "%s",
+		     no_pool_why("no jitalloc cache pool serves module text here"));
 
 	/* counted by a kprobe, not by the allocator's own text_pokes */
 	ASSERT_EQ(0, jt_probe_add("jt_poke_copy", POKE_COPY_FUNC))
@@ -346,6 +348,10 @@ TEST(module_init_text_from_cache)
 		EXPECT_NE(NULL, strstr(buf, "rox"));
 #endif
 		rmdir(INIT_EV_INSTANCE);
+	} else if (cache_switched_off()) {
+		/* page-granular, and still read-only from the start */
+		EXPECT_NE(NULL, strstr(buf, "rox"));
+		EXPECT_EQ(NULL, strstr(buf, "2M"));
 	} else {
 		/* page-granular init text, protected with set_memory_*() */
 		EXPECT_EQ(NULL, strstr(buf, "rox"));
@@ -371,8 +377,9 @@ TEST(its_thunks_from_cache)
 		SKIP(return, "no ITS thunks here (x86 with the ITS mitigation only)");
 	if (access("/proc/modules", F_OK))
 		SKIP(return, "without CONFIG_MODULES ITS uses the kernel's static thunks");
-	if (pools_sum("huge_pages") < 0)
-		SKIP(return, "no jitalloc cache pool here");
+	if (cache_switched_off() || pools_sum("huge_pages") < 0)
+		SKIP(return, "%s",
+		     no_pool_why("no jitalloc cache pool here"));
 	ASSERT_EQ(0, cache_pool("its", pool, sizeof(pool)))
 		TH_LOG("x86 ITS thunk pages are not served by the cache");
 	if (retpolines_on())
@@ -644,7 +651,8 @@ TEST(module_text_over_2mib)
 	if (access(path, R_OK))
 		SKIP(return, "%s is built for x86_64 only", BIGMOD_NAME);
 	if (cache_pool("modules", pool, sizeof(pool)))
-		SKIP(return, "no jitalloc cache pool serves module text here");
+		SKIP(return, "%s",
+		     no_pool_why("no jitalloc cache pool serves module text here"));
 
 	ASSERT_EQ(0, jt_probe_add("jt_set_ro", "set_memory_ro"));
 	ro_before = jt_probe_hits("jt_set_ro");
@@ -810,7 +818,8 @@ TEST(bpf_programs_in_chunks)
 	int fds[64], i;
 
 	if (cache_pool("bpf", pool, sizeof(pool)))
-		SKIP(return, "no jitalloc cache pool for BPF here");
+		SKIP(return, "%s",
+		     no_pool_why("no jitalloc cache pool for BPF here"));
 	/* programs of earlier tests are freed after an RCU grace period */
 	before = settled_key(pool, "bytes_in_use_bpf");
 	for (i = 0; i < 64; i++) {
@@ -854,7 +863,8 @@ TEST(bpf_thousand_programs_in_huge_pages)
 
 	if (cache_pool("bpf", pool, sizeof(pool)) ||
 	    jt_read_key(pool, "huge_pages") <= 0)
-		SKIP(return, "no jitalloc cache pool with huge pages for BPF here");
+		SKIP(return, "%s",
+		     no_pool_why("no jitalloc cache pool with huge pages for BPF here"));
 	ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &nofile));
 	start = settled_key_for(pool, "bytes_in_use_bpf", 12);
 	fallback = settled_key_for(pool, "fallback_pages", 12);
@@ -996,7 +1006,8 @@ TEST(kprobe_slots_from_cache)
 	int off, optimized = 0;
 
 	if (cache_pool("kprobes", pool, sizeof(pool)))
-		SKIP(return, "no jitalloc cache pool serves kprobes here");
+		SKIP(return, "%s",
+		     no_pool_why("no jitalloc cache pool serves kprobes here"));
 	before = settled_key_for(pool, "bytes_in_use_kprobes", 12);
 	/* idle slot pages of earlier probes are gone after a second */
 	fb_before = settled_key_for(pool, "fallback_pages", 12);
@@ -1064,7 +1075,8 @@ TEST(cache_huge_pages_pmd_mapped)
 	for (i = 0; i < 32; i++)
 		close(fds[i]);
 	if (!pages)
-		SKIP(return, "the cache holds no huge page (no PMD vmalloc mappings here)");
+		SKIP(return, "%s",
+		     no_pool_why("the cache holds no huge page (no PMD vmalloc mappings here)"));
 }
 
 /* Sum of @key over every cache pool's statistics file, or -1 if none. */
@@ -1251,7 +1263,8 @@ TEST(trace_events_match_counters)
 	int attempt, bigmod = 0, i;
 
 	if (pools_sum("huge_pages") < 0)
-		SKIP(return, "no jitalloc cache pool here");
+		SKIP(return, "%s",
+		     no_pool_why("no jitalloc cache pool here"));
 	if (access(JT_TRACEFS "/events", F_OK))
 		SKIP(return, "no trace events in tracefs");
 	ASSERT_EQ(0, access(JT_TRACEFS "/events/jitalloc/jit_alloc", F_OK))
@@ -1300,7 +1313,7 @@ TEST(trace_events_match_counters)
 	EXPECT_EQ(e1.frees - c1.frees, c.frees);
 	EXPECT_EQ(e1.fallbacks - c1.fallbacks, c.fallback_allocs);
 	EXPECT_LE(c.fallback_allocs, c.fallbacks);
-	if (bigmod) {
+	if (bigmod && !cache_switched_off()) {
 		/* its text is larger than a cache page */
 		EXPECT_LE(1, c.fallback_allocs);
 	}
@@ -1323,7 +1336,8 @@ TEST(meminfo_jit_text)
 	char path[512];
 
 	if (pools_sum("huge_pages") < 0)
-		SKIP(return, "no jitalloc cache pool here");
+		SKIP(return, "%s",
+		     no_pool_why("no jitalloc cache pool here"));
 	kb = jt_read_key("/proc/meminfo", "JitText");
 	ASSERT_LE(0, kb) TH_LOG("no JitText line in /proc/meminfo");
 	pages = jt_read_key(API_PATH, "text_pages");
@@ -1434,7 +1448,8 @@ TEST(vmstat_jit_counters)
 
 	if (cache_pool("bpf", pool, sizeof(pool)) ||
 	    jt_read_key(pool, "huge_pages") < 0)
-		SKIP(return, "no jitalloc cache pool for BPF here");
+		SKIP(return, "%s",
+		     no_pool_why("no jitalloc cache pool for BPF here"));
 	if (jt_read_key("/proc/vmstat", "pgfault") < 0)
 		SKIP(return, "no VM event counters (CONFIG_VM_EVENT_COUNTERS=n)");
 	ASSERT_EQ(0, setrlimit(RLIMIT_NOFILE, &nofile));
@@ -1530,7 +1545,8 @@ static int claims_apply(char *why, size_t len)
 	if (!cache_pool("bpf", pool, sizeof(pool)) &&
 	    jt_read_key(pool, "huge_pages") > 0)
 		return 1;
-	snprintf(why, len, "no jitalloc cache pool with huge pages for BPF here");
+	snprintf(why, len, "%s",
+		 no_pool_why("no jitalloc cache pool with huge pages for BPF here"));
 	return 0;
 }
 
@@ -1550,6 +1566,8 @@ TEST(no_direct_map_splits_from_module_cycles)
 		SKIP(return, "kernel built without CONFIG_MODULES");
 	if (jt_read_key("/proc/vmstat", "direct_map_level2_splits") < 0)
 		SKIP(return, "no direct_map_level2_splits in /proc/vmstat on this arch");
+	if (cache_switched_off())
+		SKIP(return, CACHE_OFF_WHY);
 	if (access(BLOCKS_PATH, R_OK))
 		SKIP(return, "no %s: page blocks not used on this arch", BLOCKS_PATH);
 
@@ -2829,7 +2847,7 @@ TEST(kcore_reads_cache_pages)
 	}
 	close(fd);
 	if (!pages)
-		SKIP(return, "no cache pool holds a huge page now");
+		SKIP(return, "%s", no_pool_why("no cache pool holds a huge page now"));
 	/* x86 kcore shows the module area only with CONFIG_MODULES */
 	if (hidden == pages)
 		SKIP(return, "kcore does not cover the cache's range here");
@@ -2859,10 +2877,67 @@ TEST(cache_pages_rox_after_users)
 		     JT_DEBUGFS "/jitalloc");
 	pages = check_all_pools(_metadata);
 	if (!pages)
-		SKIP(return, "the cache holds no huge page (no PMD vmalloc mappings here)");
+		SKIP(return, "%s",
+		     no_pool_why("the cache holds no huge page (no PMD vmalloc mappings here)"));
 }
 
 /* No user's workload made a refused call: see refused_calls_baseline. */
+/* @what at @addr is read-only executable text in a mapping below 2 MiB. */
+static void expect_small_rox(struct __test_metadata *_metadata,
+			     const char *what, unsigned long addr)
+{
+	struct jt_pt_entry e;
+
+	ASSERT_NE(0, addr) TH_LOG("%s: no address", what);
+	ASSERT_EQ(0, jt_pt_lookup(addr, &e))
+		TH_LOG("%s at 0x%lx is not in the page-table dump", what, addr);
+	EXPECT_EQ(1, e.exec) TH_LOG("%s at 0x%lx is not executable", what, addr);
+	EXPECT_EQ(0, e.writable) TH_LOG("%s at 0x%lx is writable", what, addr);
+	EXPECT_GT(2UL << 20, e.level_size)
+		TH_LOG("%s at 0x%lx is in a huge mapping", what, addr);
+}
+
+/*
+ * Booted "jitalloc_cache=off": the pools take no huge page and there are
+ * no page blocks, yet text stays read-only and executable from the start,
+ * page-granular: a BPF program and a module's text each lie in a
+ * read-only executable mapping below 2 MiB, and the pools count such text
+ * as their page-granular pages (fallback_pages), not as fallbacks.
+ */
+TEST(cache_off_text_page_granular_rox)
+{
+	long fallbacks, pages, with_prog;
+	char pool[512];
+	int fd;
+
+	if (!cache_switched_off())
+		SKIP(return, "the cache is on (boot with jitalloc_cache=off to run this)");
+	if (!jt_ptdump_path())
+		SKIP(return, NO_PTDUMP);
+	EXPECT_EQ(0, pools_sum("huge_pages"));
+	EXPECT_NE(0, access(BLOCKS_PATH, F_OK)) TH_LOG("page blocks with the cache off");
+	fallbacks = pools_sum("fallbacks");
+	ASSERT_EQ(0, pool_file("bpf", pool, sizeof(pool)));
+	/* programs of earlier tests are freed after an RCU grace period */
+	pages = settled_key(pool, "fallback_pages");
+
+	fd = jt_bpf_load(3, 0);
+	ASSERT_LE(0, fd) TH_LOG("BPF_PROG_LOAD: %s", strerror(errno));
+	expect_small_rox(_metadata, "BPF program", jt_bpf_prog_addr(fd));
+	with_prog = jt_read_key(pool, "fallback_pages");
+	EXPECT_LT(pages, with_prog) TH_LOG("a BPF program took no page of the pool's");
+	close(fd);
+
+	if (!access("/proc/modules", F_OK)) {
+		ASSERT_EQ(0, jt_module_load(jt_testmod_path(), ""));
+		expect_small_rox(_metadata, "module .text",
+				 mod_section_addr(TESTMOD_NAME, ".text"));
+		ASSERT_EQ(0, jt_module_unload(TESTMOD_NAME));
+	}
+	EXPECT_EQ(0, pools_sum("huge_pages"));
+	EXPECT_EQ(fallbacks, pools_sum("fallbacks"));
+}
+
 TEST(refused_calls_after_users)
 {
 	char buf[32];

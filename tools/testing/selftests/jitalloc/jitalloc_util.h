@@ -314,6 +314,25 @@ static inline int jt_bpf_prog_info(int fd, struct bpf_prog_info *info)
 	return jt_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr) ? -errno : 0;
 }
 
+/* The first JITed image of program @fd, from bpf_prog_info, or 0. */
+static inline unsigned long jt_bpf_prog_addr(int fd)
+{
+	struct bpf_prog_info info;
+	union bpf_attr attr;
+	__u64 ksym = 0;
+
+	memset(&info, 0, sizeof(info));
+	info.nr_jited_ksyms = 1;
+	info.jited_ksyms = (unsigned long)&ksym;
+	memset(&attr, 0, sizeof(attr));
+	attr.info.bpf_fd = fd;
+	attr.info.info_len = sizeof(info);
+	attr.info.info = (unsigned long)&info;
+	if (jt_bpf(BPF_OBJ_GET_INFO_BY_FD, &attr))
+		return 0;
+	return ksym;
+}
+
 static inline long jt_bpf_jited_len(int fd)
 {
 	struct bpf_prog_info info;
@@ -393,8 +412,41 @@ static inline int stats_file(const struct dirent *d)
 	       strcmp(d->d_name, "api");
 }
 
-/* The debugfs file of the cache pool that serves @user, if any. */
-static inline int cache_pool(const char *user, char *path, size_t size)
+/*
+ * Was the cache switched off at boot ("jitalloc_cache=off")?  Its pools
+ * then say "enabled 0", take no huge page and serve nothing.
+ */
+static inline int cache_switched_off(void)
+{
+	const char *dir = JT_DEBUGFS "/jitalloc";
+	struct dirent *d;
+	DIR *dp = opendir(dir);
+	int off = 0;
+
+	if (!dp)
+		return 0;
+	while (!off && (d = readdir(dp))) {
+		char path[512];
+
+		if (!stats_file(d))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+		off = jt_read_key(path, "enabled") == 0;
+	}
+	closedir(dp);
+	return off;
+}
+
+#define CACHE_OFF_WHY	"the cache is off (jitalloc_cache=off)"
+
+/* Why a test that needs a pool skips: @why, unless the cache is off. */
+static inline const char *no_pool_why(const char *why)
+{
+	return cache_switched_off() ? CACHE_OFF_WHY : why;
+}
+
+/* The debugfs file of the pool for @user's types, on or off, if any. */
+static inline int pool_file(const char *user, char *path, size_t size)
 {
 	const char *dir = JT_DEBUGFS "/jitalloc";
 	struct dirent *d;
@@ -412,6 +464,17 @@ static inline int cache_pool(const char *user, char *path, size_t size)
 	}
 	closedir(dp);
 	return ret;
+}
+
+/*
+ * The debugfs file of the cache pool that serves @user, if any: none when
+ * the cache is off.
+ */
+static inline int cache_pool(const char *user, char *path, size_t size)
+{
+	if (cache_switched_off())
+		return -1;
+	return pool_file(user, path, size);
 }
 
 #define MAX_HUGE_PAGES	64
