@@ -14,6 +14,8 @@
 #                 build x86_64 after every patch (slow, not in make test)
 #   make patches  regenerate patches/ from commits in build/src/jitalloc
 #   make cross    compile-test the series on other architectures
+#   make deb      Debian's config + the series: .deb packages, booted with
+#                 the selftests and the demo (x86_64; slow, not in make test)
 #
 # ARCH=x86_64|arm64  VARIANT=default|debug|nomodules|hugevmap|16k|stock  ACCEL=tcg|kvm
 
@@ -21,7 +23,7 @@ ARCH ?= x86_64
 VARIANT ?= default
 export ACCEL
 
-.PHONY: run test bench kaslr soak shell check series series-check patches reset-tree cross deps clean
+.PHONY: run test bench kaslr soak shell check series series-check patches reset-tree cross deb deps clean
 
 run:
 	@harness/run.sh $(ARCH) $(VARIANT) demo
@@ -59,6 +61,9 @@ reset-tree:
 
 cross:
 	@harness/cross.sh $(CROSS_ARCHES)
+
+deb:
+	@harness/deb.sh $(ARCH)
 
 deps:
 	@harness/deps.sh x86_64 arm64

@@ -19,7 +19,8 @@ check_arch "$arch"
 check_variant "$variant"
 [ -n "$scenario" ] || die "usage: harness/boot.sh ARCH VARIANT SCENARIO"
 O=$(outdir "$arch" "$variant")
-kernel=$O/$(kimage "$arch")
+# KERNEL= boots another image of this build (make deb: the packaged one)
+kernel=${KERNEL:-$O/$(kimage "$arch")}
 initrd=$O/initramfs.cpio.gz
 [ -f "$kernel" ] || die "no kernel at ${kernel#$TOP/}: build it first"
 [ -f "$initrd" ] || die "no initramfs at ${initrd#$TOP/}: build it first"

@@ -23,6 +23,15 @@ nomodules) frags="$frags $TOP/configs/nomodules.config" ;;
 *) frags="$frags $TOP/configs/modules.config" ;;
 esac
 [ "$variant" != stock ] && frags="$frags $TOP/configs/jitalloc.config"
+# deb: Debian's configuration of the arch, the series' production options
+# and what building it here needs; its modules left out (DEB_FULL=1 keeps
+# them: thousands more files to build and package).
+debcfg=
+if [ "$variant" = deb ]; then
+	debcfg=$(deb_config_file "$arch") || exit 1
+	[ -f "$debcfg" ] || die "$debcfg not found: install linux-config-6.1 (make deps)"
+	frags="$TOP/configs/production.config $TOP/configs/deb.config"
+fi
 [ "$variant" = debug ] && frags="$frags $TOP/configs/debug.config"
 [ "$variant" = hugevmap ] && frags="$frags $TOP/configs/hugevmap.config"
 [ "$variant" = 16k ] && frags="$frags $TOP/configs/16k.config"
@@ -53,12 +62,19 @@ check_config() {
 }
 
 configure() {
-	kmake tinyconfig &&
+	if [ -n "$debcfg" ]; then
+		xzcat "$debcfg" >"$O/.config" || return 1
+		[ "${DEB_FULL:-0}" = 1 ] ||
+			sed -i 's/^\(CONFIG_[A-Za-z0-9_]*\)=m$/# \1 is not set/' "$O/.config"
+	else
+		kmake tinyconfig || return 1
+	fi
 	"$src/scripts/kconfig/merge_config.sh" -m -O "$O" "$O/.config" $frags &&
 	kmake olddefconfig
 }
 
-cfg_stamp=$(cat $frags | sha256sum | cut -d' ' -f1)
+cfg_stamp=$({ cat $frags; [ -n "$debcfg" ] && xzcat "$debcfg" && echo "DEB_FULL=${DEB_FULL:-0}"; } |
+	    sha256sum | cut -d' ' -f1)
 if [ ! -f "$O/.config" ] || [ "$(cat "$O/.config.stamp" 2>/dev/null)" != "$cfg_stamp" ]; then
 	rm -f "$O/.config.stamp"
 	stage "configure $arch-$variant" "$log" configure || exit 1

@@ -1,17 +1,19 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Install the Debian packages the harness needs, only those missing.
-# Usage: harness/deps.sh [--stress] [--plots] [ARCH...]
+# Usage: harness/deps.sh [--stress] [--plots] [--deb] [ARCH...]
 # --stress also unpacks stress-ng and its libraries for each ARCH's guest
 # into build/dl/ARCH/root (make soak), without installing them.
 # --plots also installs python3-matplotlib (make bench draws its plots).
+# --deb also installs Debian's kernel configurations and dpkg-dev (make deb).
 . "$(dirname "$0")/lib.sh"
 
-stress= plots=
+stress= plots= deb=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--stress) stress=1 ;;
 	--plots) plots=1 ;;
+	--deb) deb=1 ;;
 	*) break ;;
 	esac
 	shift
@@ -24,6 +26,7 @@ ARM64_PKGS="qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross"
 arches=${*:-$ARCHES}
 want=$PKGS
 [ -n "$plots" ] && want="$want python3-matplotlib"
+[ -n "$deb" ] && want="$want linux-config-6.1 dpkg-dev rsync"
 for a in $arches; do
 	check_arch "$a"
 	[ "$a" = arm64 ] && want="$want $ARM64_PKGS"

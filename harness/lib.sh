@@ -73,8 +73,18 @@ check_arch() {
 
 check_variant() {
 	case "$1" in
-	default|debug|nomodules|hugevmap|16k|stock) ;;
-	*) die "unknown variant '$1' (known: $VARIANTS stock)" ;;
+	default|debug|nomodules|hugevmap|16k|deb|stock) ;;
+	*) die "unknown variant '$1' (known: $VARIANTS deb stock)" ;;
+	esac
+}
+
+# Debian's own configuration of ARCH (package linux-config-6.1), for the
+# deb variant: "flavour_arch" names as in Debian's package names.
+DEB_CONFIG_DIR=/usr/src/linux-config-6.1
+deb_config_file() {
+	case "$1" in
+	x86_64) echo "$DEB_CONFIG_DIR/config.amd64_none_amd64.xz" ;;
+	*) die "the deb variant is built for x86_64 only (this host's linux-config-6.1 has Debian's amd64 configurations)" ;;
 	esac
 }
 

@@ -129,4 +129,6 @@ s = s.replace('*** BLURB HERE ***', body.strip())
 open(cover, 'w').write(s)
 PY
 fi
-echo "series: $(ls "$dest" | wc -l) files in ${dest#$TOP/}"
+# quilt's list, for a Debian kernel package's debian/patches/ (-p1)
+(cd "$dest" && ls [0-9][0-9][0-9][0-9]-*.patch | grep -v '^0000-') >"$dest/series"
+echo "series: $(ls "$dest"/[0-9]*.patch | wc -l) files and a quilt series file in ${dest#$TOP/}"
