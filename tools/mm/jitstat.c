@@ -36,6 +36,7 @@
 #define MAX_COLS	80	/* width of the text report */
 #define NCOL		8	/* a table row: a name and seven figures */
 #define CELL		24
+#define MIN_WIDTH	6	/* of a figures' column */
 
 enum {
 	EXIT_CANNOT_READ = 1,	/* permission, I/O error */
@@ -682,42 +683,68 @@ static void cell_str(struct trow *r, int c, const char *s)
 	snprintf(r->cell[c], CELL, "%s", s);
 }
 
-/* Widen the columns for @t; true when one grew. */
+static int figures_width(void)
+{
+	int c, w = 0;
+
+	for (c = 1; c < NCOL; c++)
+		w += 1 + width[c];
+	return w;
+}
+
+/*
+ * Widen the columns for @t; true when one grew.  The names' column is as
+ * wide as the longest name that fits in 80 columns with the figures.
+ */
 static bool fit_widths(const struct table *t)
 {
 	const struct trow *r;
 	bool grew = false;
 	int c, len;
 
+	for (c = 1; c < NCOL; c++)
+		if (width[c] < MIN_WIDTH)
+			width[c] = MIN_WIDTH;
 	for (r = t->rows; r < t->rows + t->nr; r++) {
-		if (r->text)
-			continue;
-		for (c = 0; c < NCOL; c++) {
-			len = c ? (int)strlen(r->cell[c]) :
-				  r->indent + (int)strlen(r->name);
+		for (c = 1; !r->text && c < NCOL; c++) {
+			len = strlen(r->cell[c]);
 			if (len > width[c]) {
 				width[c] = len;
 				grew = true;
 			}
 		}
 	}
+	for (r = t->rows; r < t->rows + t->nr; r++) {
+		if (r->text)
+			continue;
+		len = r->indent + strlen(r->name);
+		if (len > width[0] && len + figures_width() <= MAX_COLS) {
+			width[0] = len;
+			grew = true;
+		}
+	}
 	return grew;
+}
+
+/* How many lines printing @t takes: names too long have one of their own */
+static int table_lines(const struct table *t)
+{
+	const struct trow *r;
+	int lines = t->nr;
+
+	for (r = t->rows; r < t->rows + t->nr; r++)
+		lines += !r->text && r->indent + (int)strlen(r->name) > width[0];
+	return lines;
 }
 
 /* Print @t, return how many lines that took. */
 static int print_table(const struct table *t)
 {
 	char line[NAME_MAX + NCOL * (CELL + 2) + 8];
-	int c, n, len, figures = 0, name_width, lines = 0;
+	int c, n, len, name_width, lines = 0;
 	const struct trow *r;
 
-	for (c = 1; c < NCOL; c++)
-		figures += 1 + width[c];
-	name_width = width[0];
-	if (name_width + figures > MAX_COLS)
-		name_width = MAX_COLS - figures;
-	if (name_width < 12)
-		name_width = 12;
+	name_width = width[0] > 4 ? width[0] : 4;
 	for (r = t->rows; r < t->rows + t->nr; r++, lines++) {
 		if (r->text) {
 			puts(r->text);
@@ -1111,7 +1138,7 @@ static void print_watch(const struct snapshot *s, const struct snapshot *old)
 	}
 	grew = fit_widths(&head);
 	grew |= fit_widths(&t);
-	if (lines < 0 || grew || lines + t.nr > every) {
+	if (lines < 0 || grew || lines + table_lines(&t) > every) {
 		print_table(&head);
 		lines = 0;
 	}
@@ -1526,7 +1553,7 @@ static void print_prometheus(const struct snapshot *s)
 	const struct stat_file **pools, *blocks = find(s, FILE_BLOCKS, NULL);
 	const struct stat_file *api = find(s, FILE_API, NULL), *v = &s->vmstat;
 	bool head = false;
-	char key[32];
+	char key[48];
 	int i, nr = 0;
 
 	pools = calloc(s->nr ? s->nr : 1, sizeof(*pools));
