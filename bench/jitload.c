@@ -209,7 +209,7 @@ static void snapshot_quiet(const char *phase)
 			fail("W+X mapping at 0x%lx", s.wx_first);
 	} else if (!jt_ptdump_path()) {
 		/* production configurations (Debian's) have no PTDUMP_DEBUGFS */
-		printf("jitload: no page-table dump in debugfs (PTDUMP_DEBUGFS off): no page-table figures\n");
+		printf("jitload: no page-table dump (PTDUMP_DEBUGFS off)\n");
 	} else {
 		fail("cannot read %s", jt_ptdump_path());
 	}

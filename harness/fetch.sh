@@ -27,4 +27,10 @@ now=$(dpkg-query -W -f='${Version}' linux-source-6.1 2>/dev/null)
 if [ -n "$have" ] && [ -n "$now" ] && [ "$have" != "$now" ]; then
 	die "linux-source-6.1 is $now now, build/src/base was unpacked from $have: remove build/src (after 'make patches' if build/src/jitalloc has edits) to unpack it again"
 fi
-echo "base: Debian linux-source-6.1, kernel $(make -s -C "$SRC_BASE" kernelversion 2>/dev/null)"
+ver=$(make -s -C "$SRC_BASE" kernelversion 2>/dev/null)
+echo "base: Debian linux-source-6.1, kernel $ver"
+# apt installs the newest linux-source-6.1: say when that is not the
+# version the series was made against (harness/apply.sh then tells
+# whether it still applies)
+[ "$ver" = "$BASE_VERSION" ] ||
+	echo "warning: the series is made against $BASE_VERSION, linux-source-6.1 gives $ver: patches may not apply" >&2

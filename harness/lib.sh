@@ -13,6 +13,9 @@ OUT=$BUILD/out
 LOGS=$BUILD/logs
 DL=$BUILD/dl
 BASE_TARBALL=/usr/src/linux-source-6.1.tar.xz
+# The kernel version the series is made against (Debian's linux-source-6.1
+# package version 6.1.192-3)
+BASE_VERSION=6.1.192
 ARCHES="x86_64 arm64"
 VARIANTS="default debug nomodules hugevmap 16k"
 

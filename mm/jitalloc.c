@@ -136,17 +136,6 @@ static const char *jit_area_user(unsigned long area)
 }
 
 /**
- * jit_text_account() - count pages of executable memory held, or let go
- * @pages: pages mapped executable (positive) or unmapped (negative)
- *
- * For mm/jitalloc_cache.c's huge pages; the core counts its own areas.
- */
-void jit_text_account(long pages)
-{
-	atomic_long_add(pages, &jit_text_pages);
-}
-
-/**
  * jit_text_held_pages() - executable memory the jit allocator holds
  *
  * Cache pages (whole, however much of them is handed out), text that its
@@ -159,10 +148,10 @@ unsigned long jit_text_held_pages(void)
 {
 	long pages = atomic_long_read(&jit_text_pages);
 
-	/* more unmapped than mapped: a path that does not count */
+	/* more freed than allocated: a path that does not count */
 	if (WARN_ON_ONCE(pages < 0))
-		return 0;
-	return pages;
+		pages = 0;
+	return pages + jit_cache_held_pages();
 }
 
 static struct jit_alloc_ctx jit_ctx __ro_after_init;
@@ -489,14 +478,6 @@ err_free:
 /* Pool serving each text type the architecture marked cacheable. */
 static struct jit_cache_pool *jit_pools[JIT_TYPE_NR] __ro_after_init;
 
-/*
- * Text of cacheable types that their pool could not serve and the core's
- * page-granular path did, per type: requests so far, and pages now.  The
- * core counts its own work; the pools' statistics files show these.
- */
-static atomic_long_t jit_fallbacks[JIT_TYPE_NR];
-static atomic_long_t jit_fallback_pages[JIT_TYPE_NR];
-
 static const enum jit_cache_user jit_cache_users[JIT_TYPE_NR] = {
 	[JIT_TYPE_MODULE_TEXT]	= JIT_CACHE_USER_MODULES,
 	[JIT_TYPE_MODULE_INIT]	= JIT_CACHE_USER_MODULE_INIT,
@@ -566,12 +547,11 @@ static void *jit_cache_text_alloc(enum jit_alloc_type type, size_t len,
 			JIT_AREA_TYPE(type), caller);
 	if (p) {
 		/* with the cache off, the page-granular path is no fallback */
-		if (jit_cache_enabled) {
+		if (jit_cache_enabled)
 			count_vm_event(JIT_CACHE_FALLBACK);
-			atomic_long_inc(&jit_fallbacks[type]);
-		}
-		atomic_long_add(PAGE_ALIGN(len) >> PAGE_SHIFT,
-				&jit_fallback_pages[type]);
+		jit_cache_pool_count_fallback(jit_pools[type],
+					      PAGE_ALIGN(len) >> PAGE_SHIFT,
+					      jit_cache_enabled);
 	}
 	return p;
 }
@@ -675,32 +655,10 @@ static void jit_cache_free_fallback(unsigned long area, size_t len)
 {
 	enum jit_alloc_type type = jit_area_type(area);
 
-	if ((area & JIT_AREA_FALLBACK) && type < JIT_TYPE_NR)
-		atomic_long_sub(PAGE_ALIGN(len) >> PAGE_SHIFT,
-				&jit_fallback_pages[type]);
-}
-
-/**
- * jit_alloc_pool_fallbacks() - what the core served for a pool
- * @pool: a pool of the kernel's context
- * @allocs: set to the requests served by the page-granular path so far
- * @pages: set to the pages of those still live
- *
- * For the pool's statistics file; zero for pools the kernel's context
- * does not use (the KUnit test's).
- */
-void jit_alloc_pool_fallbacks(const struct jit_cache_pool *pool,
-			      unsigned long *allocs, unsigned long *pages)
-{
-	int i;
-
-	*allocs = *pages = 0;
-	for (i = 0; i < JIT_TYPE_NR; i++) {
-		if (jit_pools[i] != pool)
-			continue;
-		*allocs += atomic_long_read(&jit_fallbacks[i]);
-		*pages += atomic_long_read(&jit_fallback_pages[i]);
-	}
+	if ((area & JIT_AREA_FALLBACK) && type < JIT_TYPE_NR && jit_pools[type])
+		jit_cache_pool_count_fallback(jit_pools[type],
+					      -(long)(PAGE_ALIGN(len) >> PAGE_SHIFT),
+					      false);
 }
 
 /**
@@ -746,7 +704,6 @@ bool jit_text_is_rox(enum jit_alloc_type type)
 {
 	return type < JIT_TYPE_NR && jit_pools[type];
 }
-EXPORT_SYMBOL_GPL(jit_text_is_rox);
 
 /**
  * jit_alloc_ctx_alloc() - allocate from an explicit context
@@ -787,7 +744,6 @@ void *jit_text_alloc(size_t len)
 	return __jit_alloc(&jit_ctx, &jit_ctx.params.text, true, len, 0,
 			   __builtin_return_address(0));
 }
-EXPORT_SYMBOL_GPL(jit_text_alloc);
 
 /**
  * jit_data_alloc() - allocate memory for data that belongs with code
@@ -805,7 +761,6 @@ void *jit_data_alloc(size_t len)
 	return __jit_alloc(&jit_ctx, &jit_ctx.params.data, false, len, 0,
 			   __builtin_return_address(0));
 }
-EXPORT_SYMBOL_GPL(jit_data_alloc);
 
 /**
  * jit_text_alloc_type() - allocate executable memory for a type of user
@@ -830,7 +785,6 @@ void *jit_text_alloc_type(enum jit_alloc_type type, size_t len)
 	return __jit_alloc(&jit_ctx, &jit_ctx.params.types[type], true, len,
 			   JIT_AREA_TYPE(type), __builtin_return_address(0));
 }
-EXPORT_SYMBOL_GPL(jit_text_alloc_type);
 
 /**
  * jit_data_alloc_type() - allocate data memory for a type of user
@@ -852,7 +806,6 @@ void *jit_data_alloc_type(enum jit_alloc_type type, size_t len)
 	return __jit_alloc(&jit_ctx, &jit_ctx.params.types[type], false, len,
 			   JIT_AREA_TYPE(type), __builtin_return_address(0));
 }
-EXPORT_SYMBOL_GPL(jit_data_alloc_type);
 
 /**
  * jit_free() - free memory allocated by the jit allocator
@@ -919,7 +872,6 @@ void jit_free(void *buf)
 	jit_cache_free_fallback(area, len);
 	jit_vfree(buf, area);
 }
-EXPORT_SYMBOL_GPL(jit_free);
 
 /* Is [@dst, @dst + @len) inside one live allocation?  Get its JIT_AREA_*. */
 static bool jit_update_check(const void *dst, size_t len, unsigned long *area)
@@ -955,7 +907,9 @@ static bool jit_update_check(const void *dst, size_t len, unsigned long *area)
  * For code patching primitives that are given addresses rather than
  * allocations, such as x86 text_poke_early() patching a module being
  * loaded: memory for which this is true can only be written with
- * jit_update_copy() and jit_update_set().
+ * jit_update_copy() and jit_update_set().  The one function of the API
+ * exported, in namespace JITALLOC_TEST: the selftests' modules report
+ * with it where their text lies; none of the others has a modular user.
  *
  * Context: Process context, may sleep.
  * Return: true if @addr is inside a live allocation of read-only text.
@@ -966,7 +920,7 @@ bool jit_is_rox_text(const void *addr)
 
 	return jit_update_check(addr, 1, &area) && (area & JIT_AREA_POKE);
 }
-EXPORT_SYMBOL_GPL(jit_is_rox_text);
+EXPORT_SYMBOL_NS_GPL(jit_is_rox_text, JITALLOC_TEST);
 
 /**
  * jit_alloc_areas() - how many entries the allocator's area tree holds
@@ -1023,7 +977,6 @@ unsigned long jit_free_seq(void)
 {
 	return atomic_long_read(&jit_frees);
 }
-EXPORT_SYMBOL_GPL(jit_free_seq);
 
 int __weak jit_arch_text_copy(void *dst, const void *src, size_t len)
 {
@@ -1115,7 +1068,6 @@ int jit_update_copy(void *dst, const void *src, size_t len)
 	memcpy(dst, src, len);
 	return 0;
 }
-EXPORT_SYMBOL_GPL(jit_update_copy);
 
 /**
  * jit_update_set() - fill memory from the jit allocator with a byte
@@ -1148,7 +1100,6 @@ int jit_update_set(void *dst, int c, size_t len)
 	memset(dst, c, len);
 	return 0;
 }
-EXPORT_SYMBOL_GPL(jit_update_set);
 
 /**
  * jit_alloc_arch_params() - the architecture's constraints on jit memory
@@ -1208,31 +1159,6 @@ static int __init jit_alloc_late_init(void)
 	return 0;
 }
 subsys_initcall(jit_alloc_late_init);
-
-static DEFINE_MUTEX(jit_debugfs_lock);
-static struct dentry *jit_debugfs;
-
-/**
- * jit_debugfs_dir() - the jit allocator's debugfs directory
- *
- * For the statistics files of mm/jitalloc_cache.c and mm/jitalloc_blocks.c.
- *
- * Return: /sys/kernel/debug/jitalloc, created on first use, or %NULL before
- * debugfs is up (or without it).
- */
-struct dentry *jit_debugfs_dir(void)
-{
-	struct dentry *dir;
-
-	if (!IS_ENABLED(CONFIG_DEBUG_FS) || !debugfs_initialized())
-		return NULL;
-	mutex_lock(&jit_debugfs_lock);
-	if (!jit_debugfs)
-		jit_debugfs = debugfs_create_dir("jitalloc", NULL);
-	dir = IS_ERR(jit_debugfs) ? NULL : jit_debugfs;
-	mutex_unlock(&jit_debugfs_lock);
-	return dir;
-}
 
 #ifdef CONFIG_JIT_ALLOC_CACHE
 /* Count the executable pages of text area [@start, @last] and their aliases. */
@@ -1326,16 +1252,25 @@ DEFINE_SHOW_ATTRIBUTE(jit_api);
 DECLARE_FAULT_ATTR(jit_fail_tree_erase);
 #endif
 
+/*
+ * /sys/kernel/debug/jitalloc: "api" here, and the statistics files of the
+ * cache's pools and page blocks, handed the directory.
+ */
 static int __init jit_debugfs_init(void)
 {
-	struct dentry *dir = jit_debugfs_dir();
+	struct dentry *dir;
 
-	if (!dir)
+	if (!IS_ENABLED(CONFIG_DEBUG_FS))
+		return 0;
+	dir = debugfs_create_dir("jitalloc", NULL);
+	if (IS_ERR(dir))
 		return 0;
 	debugfs_create_file("api", 0400, dir, NULL, &jit_api_fops);
 #ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
 	fault_create_debugfs_attr("fail_tree_erase", dir, &jit_fail_tree_erase);
 #endif
+	jit_cache_debugfs_init(dir);
+	jit_block_debugfs_init(dir);
 	return 0;
 }
 late_initcall(jit_debugfs_init);

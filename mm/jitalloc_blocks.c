@@ -88,6 +88,8 @@ struct jit_block_pool {
 
 static LIST_HEAD(jit_block_pools);
 static DEFINE_MUTEX(jit_block_pools_lock);
+/* the jit allocator's debugfs directory, once it is up */
+static struct dentry *jit_block_dir;
 
 static struct jit_block *jit_block_of(struct page *page)
 {
@@ -453,11 +455,10 @@ DEFINE_SHOW_ATTRIBUTE(jit_block_stats);
 
 static void jit_block_pool_debugfs(struct jit_block_pool *bp)
 {
-	struct dentry *dir = jit_debugfs_dir();
-
-	if (dir && !bp->debugfs)
-		bp->debugfs = debugfs_create_file(bp->name, 0400, dir, bp,
-						  &jit_block_stats_fops);
+	lockdep_assert_held(&jit_block_pools_lock);
+	if (jit_block_dir && !bp->debugfs)
+		bp->debugfs = debugfs_create_file(bp->name, 0400, jit_block_dir,
+						  bp, &jit_block_stats_fops);
 }
 
 /**
@@ -556,14 +557,25 @@ static struct shrinker jit_block_shrinker = {
 	.seeks		= DEFAULT_SEEKS,
 };
 
-static int __init jit_block_init(void)
+/**
+ * jit_block_debugfs_init() - give the block pools their statistics files
+ * @dir: the jit allocator's debugfs directory
+ *
+ * Called once by the core when debugfs is up, as jit_cache_debugfs_init().
+ */
+void __init jit_block_debugfs_init(struct dentry *dir)
 {
 	struct jit_block_pool *bp;
 
 	mutex_lock(&jit_block_pools_lock);
+	jit_block_dir = dir;
 	list_for_each_entry(bp, &jit_block_pools, node)
 		jit_block_pool_debugfs(bp);
 	mutex_unlock(&jit_block_pools_lock);
+}
+
+static int __init jit_block_init(void)
+{
 	return register_shrinker(&jit_block_shrinker, "jitalloc-blocks");
 }
 late_initcall(jit_block_init);

@@ -236,6 +236,9 @@ static enum jit_cache_user jit_cache_get_user(const struct jit_cache_page *page,
  * @grow_work: adds a huge page for callers that must not allocate one
  * @reclaim_work: gives back pages that stayed free for @grace
  * @debugfs: the pool's statistics file
+ * @fallbacks: requests for the pool's types served page by page instead,
+ *	counted by the core (jit_cache_pool_count_fallback())
+ * @fallback_pages: pages of those still allocated
  * @stats: counters; the derived fields are filled in on read
  */
 struct jit_cache_pool {
@@ -256,12 +259,18 @@ struct jit_cache_pool {
 	struct work_struct grow_work;
 	struct delayed_work reclaim_work;
 	struct dentry *debugfs;
+	atomic_long_t fallbacks;
+	atomic_long_t fallback_pages;
 	struct jit_cache_stats stats;
 };
 
 /* The pools, for the shrinker and debugfs; pools are not looked up here. */
 static LIST_HEAD(jit_cache_pools);
 static DEFINE_MUTEX(jit_cache_pools_lock);
+/* the jit allocator's debugfs directory, once it is up */
+static struct dentry *jit_cache_dir;
+/* base pages of every pool's huge pages, see jit_cache_held_pages() */
+static atomic_long_t jit_cache_pages = ATOMIC_LONG_INIT(0);
 
 /*
  * Every huge page of every pool, by address range, so that a free or an
@@ -638,7 +647,7 @@ static void jit_cache_page_free(struct jit_cache_page *page, int reason)
 
 	trace_jit_cache_page_unmap(page->pool->name, page->addr,
 				   JIT_CACHE_PAGE_SIZE, reason);
-	jit_text_account(-(long)(JIT_CACHE_PAGE_SIZE >> PAGE_SHIFT));
+	atomic_long_sub(JIT_CACHE_PAGE_SIZE >> PAGE_SHIFT, &jit_cache_pages);
 	jit_cache_unmap_page(page);
 	/* kmemleak must not scan what is about to be unmapped */
 	kmemleak_free(page->addr);
@@ -697,7 +706,7 @@ static struct jit_cache_page *jit_cache_grow(struct jit_cache_pool *pool)
 
 	if (!page)
 		return NULL;
-	jit_text_account(JIT_CACHE_PAGE_SIZE >> PAGE_SHIFT);
+	atomic_long_add(JIT_CACHE_PAGE_SIZE >> PAGE_SHIFT, &jit_cache_pages);
 	trace_jit_cache_page_map(pool->name, page->addr, JIT_CACHE_PAGE_SIZE);
 	mutex_lock(&pool->lock);
 	list_add_tail(&page->list, &pool->pages);
@@ -1278,7 +1287,7 @@ static int jit_cache_stats_show(struct seq_file *m, void *v)
 	int i;
 
 	jit_cache_get_stats(pool, &s);
-	jit_alloc_pool_fallbacks(pool, &fallbacks, &fallback_pages);
+	jit_cache_pool_fallbacks(pool, &fallbacks, &fallback_pages);
 	free = s.chunks_total - s.chunks_used;
 	if (free)
 		frag = 100 - s.largest_free_run * 100 / free;
@@ -1333,11 +1342,11 @@ DEFINE_SHOW_ATTRIBUTE(jit_cache_stats);
 
 static void jit_cache_pool_debugfs(struct jit_cache_pool *pool)
 {
-	struct dentry *dir = jit_debugfs_dir();
-
-	if (dir && !pool->debugfs)
-		pool->debugfs = debugfs_create_file(pool->name, 0400, dir,
-						    pool, &jit_cache_stats_fops);
+	lockdep_assert_held(&jit_cache_pools_lock);
+	if (jit_cache_dir && !pool->debugfs)
+		pool->debugfs = debugfs_create_file(pool->name, 0400,
+						    jit_cache_dir, pool,
+						    &jit_cache_stats_fops);
 }
 
 /**
@@ -1555,23 +1564,72 @@ static struct shrinker jit_cache_shrinker = {
 	.seeks		= DEFAULT_SEEKS,
 };
 
-static int __init jit_cache_init(void)
+/**
+ * jit_cache_debugfs_init() - give the pools their statistics files
+ * @dir: the jit allocator's debugfs directory
+ *
+ * Called once by the core when debugfs is up: the files of the pools made
+ * so far, and of every pool made later, go into @dir.
+ */
+void __init jit_cache_debugfs_init(struct dentry *dir)
 {
 	struct jit_cache_pool *pool;
 
 #ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
-	if (jit_debugfs_dir()) {
-		fault_create_debugfs_attr("fail_huge_page", jit_debugfs_dir(),
-					  &jit_fail_huge_page);
-		fault_create_debugfs_attr("fail_alias", jit_debugfs_dir(),
-					  &jit_fail_alias);
-	}
+	fault_create_debugfs_attr("fail_huge_page", dir, &jit_fail_huge_page);
+	fault_create_debugfs_attr("fail_alias", dir, &jit_fail_alias);
 #endif
-
 	mutex_lock(&jit_cache_pools_lock);
+	jit_cache_dir = dir;
 	list_for_each_entry(pool, &jit_cache_pools, node)
 		jit_cache_pool_debugfs(pool);
 	mutex_unlock(&jit_cache_pools_lock);
+}
+
+/**
+ * jit_cache_held_pages() - base pages of every pool's huge pages
+ *
+ * For the core's count of executable memory ("JitText").
+ *
+ * Return: the number of pages.
+ */
+unsigned long jit_cache_held_pages(void)
+{
+	return max(atomic_long_read(&jit_cache_pages), 0L);
+}
+
+/**
+ * jit_cache_pool_count_fallback() - count text served instead of a pool
+ * @pool: the pool of the text's type
+ * @pages: pages allocated (positive) or freed (negative)
+ * @request: an allocation the pool could not serve, for "fallbacks"
+ *
+ * The core serves page by page what a pool cannot (or everything, with
+ * the cache switched off) and tells the pool, whose statistics show it.
+ */
+void jit_cache_pool_count_fallback(struct jit_cache_pool *pool, long pages,
+				   bool request)
+{
+	if (request)
+		atomic_long_inc(&pool->fallbacks);
+	atomic_long_add(pages, &pool->fallback_pages);
+}
+
+/**
+ * jit_cache_pool_fallbacks() - what the core served instead of a pool
+ * @pool: the pool
+ * @allocs: set to the requests it could not serve so far
+ * @pages: set to the pages of page-granular text of its types now
+ */
+void jit_cache_pool_fallbacks(struct jit_cache_pool *pool,
+			      unsigned long *allocs, unsigned long *pages)
+{
+	*allocs = atomic_long_read(&pool->fallbacks);
+	*pages = atomic_long_read(&pool->fallback_pages);
+}
+
+static int __init jit_cache_init(void)
+{
 	return register_shrinker(&jit_cache_shrinker, "jitalloc-cache");
 }
 late_initcall(jit_cache_init);

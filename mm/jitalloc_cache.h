@@ -133,13 +133,7 @@ struct jit_block_stats {
 	unsigned long leaked_pages;
 };
 
-/* mm/jitalloc.c: the debugfs directory, or NULL before debugfs is up */
-struct dentry *jit_debugfs_dir(void);
-/* mm/jitalloc.c: pages mapped executable (+) or unmapped (-) by a pool */
-void jit_text_account(long pages);
-/* mm/jitalloc.c: requests of a pool's types the core served instead */
-void jit_alloc_pool_fallbacks(const struct jit_cache_pool *pool,
-			      unsigned long *allocs, unsigned long *pages);
+/* mm/jitalloc.c, for the KUnit test: the pool that serves @type */
 struct jit_cache_pool *jit_alloc_type_pool(enum jit_alloc_type type);
 
 #ifdef CONFIG_JIT_ALLOC_CACHE
@@ -164,6 +158,13 @@ void jit_cache_pool_destroy(struct jit_cache_pool *pool);
 void jit_cache_pool_randomize(struct jit_cache_pool *pool);
 void jit_cache_pool_top_down(struct jit_cache_pool *pool);
 void jit_cache_pool_switch_off(struct jit_cache_pool *pool);
+void jit_cache_pool_count_fallback(struct jit_cache_pool *pool, long pages,
+				   bool request);
+void jit_cache_pool_fallbacks(struct jit_cache_pool *pool,
+			      unsigned long *allocs, unsigned long *pages);
+unsigned long jit_cache_held_pages(void);
+void jit_cache_debugfs_init(struct dentry *dir);
+void jit_block_debugfs_init(struct dentry *dir);
 int jit_cache_pool_set_range(struct jit_cache_pool *pool,
 			     const struct jit_address_space *as, bool apply);
 void *jit_cache_alloc(struct jit_cache_pool *pool, size_t len,
@@ -242,6 +243,9 @@ static inline void *jit_block_vmap(struct jit_block_pool *bp, size_t len,
 }
 
 static inline void jit_block_vunmap(void *addr) { }
+static inline unsigned long jit_cache_held_pages(void) { return 0; }
+static inline void jit_cache_debugfs_init(struct dentry *dir) { }
+static inline void jit_block_debugfs_init(struct dentry *dir) { }
 
 /* Without the cache no address is cache memory. */
 static inline int jit_cache_free(void *addr)

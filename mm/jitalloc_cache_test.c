@@ -878,12 +878,12 @@ static void cache_test_fallback_alias(struct kunit *test)
 	if (!can_set_direct_map())
 		kunit_skip(test, "linear map not mapped with pages (rodata=full off)");
 #endif
-	jit_alloc_pool_fallbacks(jit_alloc_type_pool(type), &fb0, &pages0);
+	jit_cache_pool_fallbacks(jit_alloc_type_pool(type), &fb0, &pages0);
 	p = jit_text_alloc_type(type, len);
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	KUNIT_EXPECT_TRUE(test, jit_is_rox_text(p));
 	/* counted by the core, for the pool that could not serve it */
-	jit_alloc_pool_fallbacks(jit_alloc_type_pool(type), &fb, &pages);
+	jit_cache_pool_fallbacks(jit_alloc_type_pool(type), &fb, &pages);
 	KUNIT_EXPECT_EQ(test, fb, fb0 + 1);
 	KUNIT_EXPECT_EQ(test, pages, pages0 + (len >> PAGE_SHIFT));
 	for (off = 0; off < len; off += PAGE_SIZE) {
@@ -901,7 +901,7 @@ static void cache_test_fallback_alias(struct kunit *test)
 			alias[n++] = a;
 	}
 	jit_free(p);
-	jit_alloc_pool_fallbacks(jit_alloc_type_pool(type), &fb, &pages);
+	jit_cache_pool_fallbacks(jit_alloc_type_pool(type), &fb, &pages);
 	KUNIT_EXPECT_EQ(test, pages, pages0);
 	while (n--) {
 		l = jit_test_leaf_of(alias[n]);

@@ -388,7 +388,7 @@ static inline const char *jt_testmod_path(void)
 {
 	const char *p = getenv("JITALLOC_TESTMOD");
 
-	return p ? p : "./test_modules/" TESTMOD_NAME ".ko";
+	return p ? p : "./ko/" TESTMOD_NAME ".ko";
 }
 
 /* Address of module @mod's section @name (/sys/module), or 0. */

@@ -100,4 +100,5 @@ module_init(jitalloc_klp_init);
 module_exit(jitalloc_klp_exit);
 MODULE_DESCRIPTION("jitalloc livepatch test module with a klp relocation");
 MODULE_LICENSE("GPL");
+MODULE_IMPORT_NS(JITALLOC_TEST);
 MODULE_INFO(livepatch, "Y");

@@ -300,3 +300,6 @@ module_init(jitalloc_testmod_init);
 module_exit(jitalloc_testmod_exit);
 MODULE_DESCRIPTION("jitalloc test module");
 MODULE_LICENSE("GPL");
+#if IS_ENABLED(CONFIG_JIT_ALLOC)
+MODULE_IMPORT_NS(JITALLOC_TEST);
+#endif
