@@ -86,7 +86,7 @@ done
 CP_IGNORE=
 for f in tools/testing/selftests/jitalloc/*.[ch] \
 	 tools/testing/selftests/jitalloc/test_modules/*.[ch] bench/jitalloc_bench/*.c bench/*.c \
-	 tools/mm/*.c; do
+	 tools/vm/*.c; do
 	# the iTLB model is QEMU plugin code (QEMU's API and types), not
 	# kernel code: it must build warning-free instead
 	[ "$f" = bench/itlb_model.c ] && continue
@@ -99,13 +99,17 @@ one "python harness/*.py" python3 -m py_compile harness/*.py
 jitstat_selftest() {
 	local bin
 	bin=$(mktemp) || return 1
-	cc -O2 -Wall -Wextra -Werror -o "$bin" tools/mm/jitstat.c &&
-		sh tools/mm/jitstat-selftest.sh "$bin"
+	cc -O2 -Wall -Wextra -Werror -o "$bin" tools/vm/jitstat.c &&
+		sh tools/vm/jitstat-selftest.sh "$bin"
 	local rc=$?
 	rm -f "$bin"
 	return $rc
 }
-one "tools/mm/jitstat builds and passes its selftest" jitstat_selftest
+one "tools/vm/jitstat builds and passes its selftest" jitstat_selftest
+# the documentation as make htmldocs builds it: no warning in what the
+# series adds or touches
+one "docs: Sphinx and kernel-doc without warnings (harness/docs.sh)" \
+	"$TOP/harness/docs.sh" --no-apply
 while read -r p; do
 	case "$p" in ''|'#'*) continue ;; esac
 	one "checkpatch patches/$p" checkpatch_patch "patches/$p"

@@ -1,19 +1,21 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # Install the Debian packages the harness needs, only those missing.
-# Usage: harness/deps.sh [--stress] [--plots] [--deb] [ARCH...]
+# Usage: harness/deps.sh [--stress] [--plots] [--deb] [--docs] [ARCH...]
 # --stress also unpacks stress-ng and its libraries for each ARCH's guest
 # into build/dl/ARCH/root (make soak), without installing them.
 # --plots also installs python3-matplotlib (make bench draws its plots).
 # --deb also installs Debian's kernel configurations and dpkg-dev (make deb).
+# --docs also installs Sphinx and its Read the Docs theme (harness/docs.sh).
 . "$(dirname "$0")/lib.sh"
 
-stress= plots= deb=
+stress= plots= deb= docs=
 while [ $# -gt 0 ]; do
 	case "$1" in
 	--stress) stress=1 ;;
 	--plots) plots=1 ;;
 	--deb) deb=1 ;;
+	--docs) docs=1 ;;
 	*) break ;;
 	esac
 	shift
@@ -27,6 +29,7 @@ arches=${*:-$ARCHES}
 want=$PKGS
 [ -n "$plots" ] && want="$want python3-matplotlib"
 [ -n "$deb" ] && want="$want linux-config-6.1 dpkg-dev rsync"
+[ -n "$docs" ] && want="$want python3-sphinx python3-sphinx-rtd-theme"
 for a in $arches; do
 	check_arch "$a"
 	[ "$a" = arm64 ] && want="$want $ARM64_PKGS"

@@ -33,7 +33,7 @@ build_progs() {
 	$cc -static -O2 -Wall -Werror -o "$1/jitalloc_prot" "$src/jitalloc/jitalloc_prot.c" &&
 	$cc -static -O2 -Wall -Werror -o "$1/jitalloc_control" "$src/jitalloc/jitalloc_control.c" &&
 	$cc -static -O2 -Wall -Werror -I"$src/jitalloc" -o "$1/jitload" "$TOP/bench/jitload.c" &&
-	$cc -static -O2 -Wall -Wextra -Werror -o "$1/../bin/jitstat" "$TOP/tools/mm/jitstat.c"
+	$cc -static -O2 -Wall -Wextra -Werror -o "$1/../bin/jitstat" "$TOP/tools/vm/jitstat.c"
 }
 
 # Copy dynamic program $2 of unpacked root $1 into initramfs $3 with its

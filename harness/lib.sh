@@ -21,7 +21,7 @@ VARIANTS="default debug nomodules hugevmap 16k"
 
 # Files the series adds: copied from the repo top level into the patched
 # tree.  Every regular file under these roots is overlay.
-OVERLAY_ROOTS="include mm arch kernel lib Documentation tools/testing/selftests/jitalloc tools/mm"
+OVERLAY_ROOTS="include mm arch kernel lib Documentation tools/testing/selftests/jitalloc tools/vm"
 
 SERIES=$TOP/patches/series
 STAMP=$BUILD/src/jitalloc.applied	# "<patches hash> <HEAD after git am>"

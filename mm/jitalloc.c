@@ -1242,7 +1242,7 @@ static int jit_api_show(struct seq_file *m, void *v)
 	seq_printf(m, "alias_errors %ld\n", atomic_long_read(&jit_alias_errors));
 	seq_printf(m, "frees %ld\n", atomic_long_read(&jit_frees));
 	seq_printf(m, "text_pokes %ld\n", atomic_long_read(&jit_text_pokes));
-	seq_printf(m, "text_pages %ld\n", atomic_long_read(&jit_text_pages));
+	seq_printf(m, "text_pages %lu\n", jit_text_held_pages());
 	jit_exec_aliases_show(m);
 	return 0;
 }

@@ -323,7 +323,7 @@ static bool jit_should_fail_alias(size_t len)
  * @len: bytes, a multiple of PAGE_SIZE
  * @protect: make it read-only, or writable again
  *
- * jit_arch_protect_alias() behind the fail_jitalloc_alias fault injection.
+ * jit_arch_protect_alias() behind the fail_alias fault injection (debugfs).
  *
  * Return: 0 or a negative errno.
  */
@@ -353,7 +353,7 @@ int __weak jit_arch_protect_vmalloc_aliases(void *addr, size_t len)
  * @addr: vmalloc address, page aligned
  * @len: bytes, a multiple of PAGE_SIZE
  *
- * jit_arch_protect_vmalloc_aliases() behind the fail_jitalloc_alias fault
+ * jit_arch_protect_vmalloc_aliases() behind the fail_alias (debugfs) fault
  * injection.
  *
  * Return: 0 or a negative errno.

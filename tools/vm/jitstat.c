@@ -14,7 +14,8 @@
  * report, for all pools together, from the JitText line of /proc/meminfo
  * and the jit_cache_* counters of /proc/vmstat.
  *
- * Build with "make -C tools/mm" (LDFLAGS=-static for a guest without libc).
+ * Build with "make -C tools/vm jitstat"; for a guest without libc,
+ * "cc -static -O2 -o jitstat jitstat.c" (it needs nothing but libc).
  */
 #include <ctype.h>
 #include <dirent.h>
