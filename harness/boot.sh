@@ -56,7 +56,7 @@ append="panic=-1 oops=panic jt_scenario=$scenario"
 [ "$scenario" = kaslr ] && append="$append kunit.enable=0"
 [ "$scenario" = soak ] && append="$append kunit.enable=0"
 [ "$scenario" = kpti ] && append="$append kunit.enable=0 nokaslr kpti=1"
-[ "$scenario" = cacheoff ] && append="$append kunit.enable=0 jitalloc_cache=off"
+[ "$scenario" = cacheoff ] && append="$append jitalloc_cache=off"
 [ -n "$GUEST_ARGS" ] && append="$append $GUEST_ARGS"
 case "$arch" in
 x86_64)

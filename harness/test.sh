@@ -107,7 +107,7 @@ run_all() {
 				fail_step "$label: cacheoff boot"
 			counted runtime "$label-cacheoff" python3 "$TOP/harness/parse_results.py" \
 				"$LOGS/console-$label-cacheoff.log" --label "$label-cacheoff" \
-				--selftest $SELFTESTS \
+				--kunit $KUNIT_SUITES --selftest $SELFTESTS \
 				--expected-skips "$TOP/harness/expected-skips/x86_64-cacheoff" \
 				--require "jitalloc: cache off (jitalloc_cache=off)" \
 				--expected-cases "$CASES" --totals "$totals"

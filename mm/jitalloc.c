@@ -102,7 +102,6 @@ static atomic_long_t jit_text_pages = ATOMIC_LONG_INIT(0);
 #define JIT_AREA_BLOCKS	BIT(3)	/* pages from the context's page blocks */
 #define JIT_AREA_ALIAS	BIT(4)	/* direct-map alias made read-only */
 #define JIT_AREA_DYING	BIT(5)	/* being freed: no longer a live allocation */
-#define JIT_AREA_NO_CACHE BIT(6) /* for a pool while the cache is off */
 #define JIT_AREA_TYPE_SHIFT 8	/* &enum jit_alloc_type + 1, 0 if untyped */
 #define JIT_AREA_TYPE(type) (((unsigned long)(type) + 1) << JIT_AREA_TYPE_SHIFT)
 
@@ -146,13 +145,38 @@ static const char *jit_area_user(unsigned long area)
  */
 unsigned long jit_text_held_pages(void)
 {
-	long pages = atomic_long_read(&jit_text_pages);
+	long pages = atomic_long_read(&jit_text_pages) + jit_cache_held_pages();
 
 	/* more freed than allocated: a path that does not count */
 	if (WARN_ON_ONCE(pages < 0))
-		pages = 0;
-	return pages + jit_cache_held_pages();
+		return 0;
+	return pages;
 }
+
+#ifdef CONFIG_JIT_ALLOC_CACHE
+/*
+ * "jitalloc_cache=off": the pools take no huge page and there are no page
+ * blocks; text of the cacheable types is still read-only and executable
+ * from the start and written by text poking, page-granular, as when a pool
+ * has no room.  For operators who want the cache's memory back or suspect
+ * it; debugfs shows each pool "enabled 0".
+ */
+static bool jit_cache_enabled __ro_after_init = true;
+
+static int __init jit_cache_param(char *s)
+{
+	/* one message of its own, not "Malformed early option" as well */
+	if (!s || kstrtobool(s, &jit_cache_enabled)) {
+		pr_err("jitalloc_cache=%s: expected on or off, the cache stays on\n",
+		       s ?: "");
+		jit_cache_enabled = true;
+	}
+	return 0;
+}
+early_param("jitalloc_cache", jit_cache_param);
+#else
+static const bool jit_cache_enabled;
+#endif
 
 static struct jit_alloc_ctx jit_ctx __ro_after_init;
 
@@ -466,7 +490,7 @@ static void *__jit_alloc(const struct jit_alloc_ctx *ctx,
 		atomic_long_add(PAGE_ALIGN(len) >> PAGE_SHIFT, &jit_text_pages);
 	trace_jit_alloc(addr, len, PAGE_ALIGN(len), jit_area_user(area),
 			blocks ? JIT_TRACE_BACKEND_BLOCKS : JIT_TRACE_BACKEND_VMALLOC,
-			(area & JIT_AREA_FALLBACK) && !(area & JIT_AREA_NO_CACHE));
+			(area & JIT_AREA_FALLBACK) && jit_cache_enabled);
 	return addr;
 
 err_free:
@@ -492,27 +516,6 @@ static const enum jit_cache_user jit_cache_users[JIT_TYPE_NR] = {
 #define JIT_CACHE_GRACE_MS	1000
 
 /*
- * "jitalloc_cache=off": the pools take no huge page and there are no page
- * blocks; text of the cacheable types is still read-only and executable
- * from the start and written by text poking, page-granular, as when a pool
- * has no room.  For operators who want the cache's memory back or suspect
- * it; debugfs shows each pool "enabled 0".
- */
-static bool jit_cache_enabled __ro_after_init = true;
-
-static int __init jit_cache_param(char *s)
-{
-	if (!s || kstrtobool(s, &jit_cache_enabled)) {
-		pr_err("jitalloc_cache=%s: expected on or off, the cache stays on\n",
-		       s ?: "");
-		jit_cache_enabled = true;
-		return -EINVAL;
-	}
-	return 0;
-}
-early_param("jitalloc_cache", jit_cache_param);
-
-/*
  * Text for a cacheable type: from its pool, or when the pool has no room,
  * from vmalloc with the same promise - read-only, executable, trap-filled,
  * with a read-only direct-map alias and written only by text poking - so
@@ -527,7 +530,8 @@ static void *jit_cache_text_alloc(enum jit_alloc_type type, size_t len,
 	/*
 	 * kprobes allocates with text_mutex held, see prepare_kprobe(), and
 	 * so does x86 ITS for a module's thunks, see its_init_mod(); not for
-	 * the kernel's own at boot, which may wait for a huge page
+	 * the kernel's own at boot, which may wait for a huge page.  With the
+	 * cache switched off, every request takes the page-granular path.
 	 */
 	if (!jit_cache_enabled)
 		p = NULL;
@@ -543,7 +547,6 @@ static void *jit_cache_text_alloc(enum jit_alloc_type type, size_t len,
 	as.prot = JIT_PROT_ROX;
 	p = __jit_alloc(&jit_ctx, &as, true, len,
 			JIT_AREA_POKE | JIT_AREA_FALLBACK | JIT_AREA_ALIAS |
-			(jit_cache_enabled ? 0 : JIT_AREA_NO_CACHE) |
 			JIT_AREA_TYPE(type), caller);
 	if (p) {
 		/* with the cache off, the page-granular path is no fallback */
@@ -574,6 +577,7 @@ static void __init jit_alloc_cache_init(void)
 	unsigned long sharing;
 	/* room for every type's name and a '+' after each: never cut short */
 	char name[JIT_TYPE_NR * sizeof("bpf_trampoline+")];
+	size_t len;
 	int i, j;
 
 	if (!jit_ctx.valid)
@@ -593,8 +597,11 @@ static void __init jit_alloc_cache_init(void)
 			    !jit_same_range(&p->types[i], &p->types[j]))
 				continue;
 			sharing |= BIT(j);
-			snprintf(name + strlen(name), sizeof(name) - strlen(name),
-				 "%s%s", name[0] ? "+" : "", jit_type_names[j]);
+			len = strlen(name);
+			WARN_ON_ONCE(snprintf(name + len, sizeof(name) - len,
+					      "%s%s", len ? "+" : "",
+					      jit_type_names[j]) >=
+				     sizeof(name) - len);
 		}
 		as = p->types[i];
 		as.prot = JIT_PROT_ROX;
@@ -703,6 +710,22 @@ static inline int jit_alloc_cache_move(const struct jit_alloc_params *p)
 bool jit_text_is_rox(enum jit_alloc_type type)
 {
 	return type < JIT_TYPE_NR && jit_pools[type];
+}
+
+/**
+ * jit_text_is_cached() - is text of a type served by the huge page cache?
+ * @type: a text type of &enum jit_alloc_type
+ *
+ * For users that pick their own policy by it (BPF packs, how long kprobes
+ * keeps an empty slot page): text of a type that is read-only from the
+ * start (jit_text_is_rox()) is page-granular when the cache was switched
+ * off at boot ("jitalloc_cache=off").
+ *
+ * Return: true if text of @type comes from chunks of the cache's pages.
+ */
+bool jit_text_is_cached(enum jit_alloc_type type)
+{
+	return jit_text_is_rox(type) && jit_cache_enabled;
 }
 
 /**
@@ -1243,6 +1266,7 @@ static int jit_api_show(struct seq_file *m, void *v)
 	seq_printf(m, "frees %ld\n", atomic_long_read(&jit_frees));
 	seq_printf(m, "text_pokes %ld\n", atomic_long_read(&jit_text_pokes));
 	seq_printf(m, "text_pages %lu\n", jit_text_held_pages());
+	seq_printf(m, "cache_pages %ld\n", jit_cache_held_pages());
 	jit_exec_aliases_show(m);
 	return 0;
 }

@@ -89,7 +89,7 @@ struct jit_block_pool {
 static LIST_HEAD(jit_block_pools);
 static DEFINE_MUTEX(jit_block_pools_lock);
 /* the jit allocator's debugfs directory, once it is up */
-static struct dentry *jit_block_dir;
+static struct dentry *jit_block_dir __ro_after_init;
 
 static struct jit_block *jit_block_of(struct page *page)
 {

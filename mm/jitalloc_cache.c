@@ -74,11 +74,12 @@
  *
  * Fallback.  A request the pool cannot serve (no huge page to be had, range
  * exhausted or too small, request larger than a huge page) returns NULL here
- * and the jit core serves it from its page-granular path and counts it
- * there (the pool's file shows the core's count); the cache never fails a
- * request the core would have served.  The flow is one way: the core picks
- * a backend - this cache, its page blocks (mm/jitalloc_blocks.c) or plain
- * vmalloc - and each does and counts its own work.
+ * and the jit core serves it from its page-granular path and tells the
+ * pool (jit_cache_pool_count_fallback()), whose file shows it; the cache
+ * never fails a request the core would have served.  The flow is one way:
+ * the core picks a backend - this cache, its page blocks
+ * (mm/jitalloc_blocks.c) or plain vmalloc - and calls down into it, never
+ * the other way round.
  */
 
 #define pr_fmt(fmt) "jitalloc_cache: " fmt
@@ -236,9 +237,11 @@ static enum jit_cache_user jit_cache_get_user(const struct jit_cache_page *page,
  * @grow_work: adds a huge page for callers that must not allocate one
  * @reclaim_work: gives back pages that stayed free for @grace
  * @debugfs: the pool's statistics file
- * @fallbacks: requests for the pool's types served page by page instead,
- *	counted by the core (jit_cache_pool_count_fallback())
- * @fallback_pages: pages of those still allocated
+ * @fallbacks: requests for the pool's types it could not serve, served
+ *	page by page instead, counted by the core
+ *	(jit_cache_pool_count_fallback())
+ * @fallback_pages: pages of page-granular text of the pool's types now:
+ *	its fallbacks, or everything with the cache switched off
  * @stats: counters; the derived fields are filled in on read
  */
 struct jit_cache_pool {
@@ -268,7 +271,7 @@ struct jit_cache_pool {
 static LIST_HEAD(jit_cache_pools);
 static DEFINE_MUTEX(jit_cache_pools_lock);
 /* the jit allocator's debugfs directory, once it is up */
-static struct dentry *jit_cache_dir;
+static struct dentry *jit_cache_dir __ro_after_init;
 /* base pages of every pool's huge pages, see jit_cache_held_pages() */
 static atomic_long_t jit_cache_pages = ATOMIC_LONG_INIT(0);
 
@@ -1458,8 +1461,9 @@ void jit_cache_pool_top_down(struct jit_cache_pool *pool)
  * For the "jitalloc_cache=off" boot option: the pool takes no huge page,
  * jit_cache_alloc() returns %NULL, and its statistics say "enabled 0".
  */
-void jit_cache_pool_switch_off(struct jit_cache_pool *pool)
+void __init jit_cache_pool_switch_off(struct jit_cache_pool *pool)
 {
+	WARN_ON_ONCE(!list_empty(&pool->pages));
 	pool->off = true;
 }
 
@@ -1515,9 +1519,9 @@ static unsigned long jit_cache_count_free_pages(struct jit_cache_pool *pool)
 }
 
 /*
- * No path allocates memory under a pool's lock (nor under the list lock), so
- * taking them from reclaim could not deadlock; the shrinker still only tries
- * them, so that reclaim never waits behind a long stats read or a refill.
+ * A new pool's debugfs file is created, which allocates, under the list
+ * lock: the shrinker only tries the locks, so that reclaim never waits
+ * behind that, a long stats read or a refill, and cannot deadlock.
  */
 static unsigned long jit_cache_shrink_count(struct shrinker *shrink,
 					    struct shrink_control *sc)
@@ -1593,9 +1597,9 @@ void __init jit_cache_debugfs_init(struct dentry *dir)
  *
  * Return: the number of pages.
  */
-unsigned long jit_cache_held_pages(void)
+long jit_cache_held_pages(void)
 {
-	return max(atomic_long_read(&jit_cache_pages), 0L);
+	return atomic_long_read(&jit_cache_pages);
 }
 
 /**

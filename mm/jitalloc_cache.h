@@ -56,6 +56,7 @@ enum jit_cache_user {
 	JIT_CACHE_USER_NR,
 };
 
+struct dentry;
 struct jit_cache_pool;
 
 /**
@@ -162,7 +163,7 @@ void jit_cache_pool_count_fallback(struct jit_cache_pool *pool, long pages,
 				   bool request);
 void jit_cache_pool_fallbacks(struct jit_cache_pool *pool,
 			      unsigned long *allocs, unsigned long *pages);
-unsigned long jit_cache_held_pages(void);
+long jit_cache_held_pages(void);
 void jit_cache_debugfs_init(struct dentry *dir);
 void jit_block_debugfs_init(struct dentry *dir);
 int jit_cache_pool_set_range(struct jit_cache_pool *pool,
@@ -243,7 +244,7 @@ static inline void *jit_block_vmap(struct jit_block_pool *bp, size_t len,
 }
 
 static inline void jit_block_vunmap(void *addr) { }
-static inline unsigned long jit_cache_held_pages(void) { return 0; }
+static inline long jit_cache_held_pages(void) { return 0; }
 static inline void jit_cache_debugfs_init(struct dentry *dir) { }
 static inline void jit_block_debugfs_init(struct dentry *dir) { }
 

@@ -185,6 +185,7 @@ void *jit_text_alloc_type(enum jit_alloc_type type, size_t len);
 void *jit_data_alloc_type(enum jit_alloc_type type, size_t len);
 void jit_free(void *buf);
 bool jit_text_is_rox(enum jit_alloc_type type);
+bool jit_text_is_cached(enum jit_alloc_type type);
 bool jit_is_rox_text(const void *addr);
 unsigned long jit_free_seq(void);
 int jit_update_copy(void *dst, const void *src, size_t len);
@@ -249,6 +250,11 @@ static inline void jit_free(void *buf)
 }
 
 static inline bool jit_text_is_rox(enum jit_alloc_type type)
+{
+	return false;
+}
+
+static inline bool jit_text_is_cached(enum jit_alloc_type type)
 {
 	return false;
 }

@@ -6,7 +6,8 @@
  *
  * Needs root, debugfs at /sys/kernel/debug and tracefs at
  * /sys/kernel/tracing.  The test module is looked for in
- * $JITALLOC_TESTMOD (default: ./test_modules/jitalloc_testmod.ko).
+ * $JITALLOC_TESTMOD (default: ./ko/jitalloc_testmod.ko, where the
+ * kselftest build puts it).
  */
 #include <dirent.h>
 #include <linux/elf.h>
@@ -1325,15 +1326,17 @@ TEST(trace_events_match_counters)
 /*
  * /proc/meminfo's JitText is what the allocator holds as code: every cache
  * page whole and every page of text outside them.  It is at least what the
- * pools hold, it is what debugfs "api" says, and it moves with a workload:
+ * pools hold, it is what debugfs "api" says, the cache's own page count
+ * matches its pools' huge pages, and it moves with a workload:
  * on x86 the 2 MiB test module's text (too big for a cache page) adds its
  * pages while loaded and takes them away on unload.
  */
 TEST(meminfo_jit_text)
 {
 	long kb, pages, pools, page_kb = getpagesize() / 1024;
-	long before, loaded, after;
+	long before, loaded, after, huge = -1, cache = -1;
 	char path[512];
+	int i;
 
 	if (pools_sum("huge_pages") < 0)
 		SKIP(return, "%s",
@@ -1342,6 +1345,18 @@ TEST(meminfo_jit_text)
 	ASSERT_LE(0, kb) TH_LOG("no JitText line in /proc/meminfo");
 	pages = jt_read_key(API_PATH, "text_pages");
 	EXPECT_EQ(pages * page_kb, kb);
+	/*
+	 * The cache's count of its pages, kept where pages are mapped and
+	 * unmapped, against the pools' own counts (read until no page came
+	 * or went in between)
+	 */
+	for (i = 0; i < 20; i++) {
+		huge = pools_sum("huge_pages");
+		cache = jt_read_key(API_PATH, "cache_pages");
+		if (huge == pools_sum("huge_pages"))
+			break;
+	}
+	EXPECT_EQ(huge * ((2L << 20) / getpagesize()), cache);
 	pools = pools_text_kb();
 	printf("# JitText %ld kB, the pools' pages and fallbacks %ld kB\n", kb, pools);
 	ASSERT_LE(0, pools);
@@ -2881,7 +2896,6 @@ TEST(cache_pages_rox_after_users)
 		     no_pool_why("the cache holds no huge page (no PMD vmalloc mappings here)"));
 }
 
-/* No user's workload made a refused call: see refused_calls_baseline. */
 /* @what at @addr is read-only executable text in a mapping below 2 MiB. */
 static void expect_small_rox(struct __test_metadata *_metadata,
 			     const char *what, unsigned long addr)
@@ -2938,6 +2952,7 @@ TEST(cache_off_text_page_granular_rox)
 	EXPECT_EQ(fallbacks, pools_sum("fallbacks"));
 }
 
+/* No user's workload made a refused call: see refused_calls_baseline. */
 TEST(refused_calls_after_users)
 {
 	char buf[32];

@@ -456,7 +456,9 @@ static inline int pool_file(const char *user, char *path, size_t size)
 	if (!dp)
 		return -1;
 	while ((d = readdir(dp))) {
-		if (strstr(d->d_name, user)) {
+		/* pools only: not the page blocks */
+		if (stats_file(d) && strcmp(d->d_name, "page_blocks") &&
+		    strstr(d->d_name, user)) {
 			snprintf(path, size, "%s/%s", dir, d->d_name);
 			ret = 0;
 			break;
