@@ -119,6 +119,24 @@ done <patches/series
 # end up as the overlay has them
 one "make series: git am of every patch, added files equal to the overlay" \
 	"$TOP/harness/series.sh"
+# the series as a reviewer gets it, added files and all: checkpatch on
+# every exported patch.  The one that adds the trace events header gets
+# what upstream trace headers get too: the TRACE_EVENT() language reads
+# as complex macros and open-ended lines to checkpatch.
+checkpatch_exported() {
+	local out rc ignore=FILE_PATH_CHANGES
+	grep -q '^+++ b/include/trace/events/' "$1" &&
+		ignore=$ignore,COMPLEX_MACRO,TRAILING_SEMICOLON,OPEN_ENDED_LINE,PARENTHESIS_ALIGNMENT
+	out=$(cd "$SRC_BASE" && perl "$cp" --no-tree --strict --terse --show-types \
+		--ignore "$ignore" "$1" 2>&1)
+	rc=$?
+	checkpatch_judge "$out" $rc
+}
+for p in "$BUILD"/series/[0-9][0-9][0-9][0-9]-*.patch; do
+	case "$p" in */0000-*) continue ;; esac
+	[ -f "$p" ] || { one "exported series present" false; break; }
+	one "checkpatch exported ${p##*/}" checkpatch_exported "$p"
+done
 echo "done in $(($(date +%s) - start))s"
 echo "checks: $pass passed, $fail failed"
 echo "$pass $fail 0" >>"$totals"

@@ -77,10 +77,14 @@ fi
 "$TOP/harness/initramfs.sh" "$arch" deb || exit 1
 label=$arch-deb
 if KERNEL="$root/boot/vmlinuz-$krel" "$TOP/harness/boot.sh" "$arch" deb test; then
+	before=$(wc -l <"$totals")
 	python3 "$TOP/harness/parse_results.py" "$LOGS/console-$label-test.log" \
 		--label "$label" --selftest jitalloc jitalloc_prot \
 		--expected-skips "$TOP/harness/expected-skips/$label" \
 		--expected-cases "$TOP/harness/expected-cases" --totals "$totals"
+	# a parser that stops without its line (a missing file) is a failure
+	[ "$(wc -l <"$totals")" -gt "$before" ] ||
+		fail "$label: the selftest results were not parsed"
 else
 	fail "$label: boot of the packaged kernel (selftests)"
 fi

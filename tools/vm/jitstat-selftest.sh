@@ -65,6 +65,7 @@ set_key() {
 # HELP and TYPE before a family's samples, families in one piece, names
 # and labels well formed, counters *_total, no series twice.
 prom_check() {
+	label='[a-zA-Z_][a-zA-Z0-9_]*="([^"\\]|\\.)*"'
 	awk '
 	function fail(why) { print "# line " NR ": " why ": " $0; bad = 1 }
 	/^# HELP / {
@@ -90,7 +91,7 @@ prom_check() {
 		rest = substr($0, RLENGTH + 1)
 		labels = ""
 		if (rest ~ /^[{]/) {
-			if (!match(rest, /^[{][a-zA-Z_][a-zA-Z0-9_]*="([^"\\]|\\.)*"(,[a-zA-Z_][a-zA-Z0-9_]*="([^"\\]|\\.)*")*[}]/)) {
+			if (!match(rest, /^[{]'"$label"'(,'"$label"')*[}]/)) {
 				fail("bad labels")
 				next
 			}
@@ -213,7 +214,8 @@ huge_page_addrs 0xffffffffa0200000
 EOF
 P=$T/proc
 mkdir -p "$P"
-printf 'MemTotal:        2000000 kB\nJitText:            4108 kB\nVmallocUsed:       12345 kB\n' >"$P/meminfo"
+printf '%s\n' 'MemTotal:        2000000 kB' 'JitText:            4108 kB' \
+	'VmallocUsed:       12345 kB' >"$P/meminfo"
 cat >"$P/vmstat" <<EOF
 nr_free_pages 12345
 jit_cache_page_map 7
@@ -324,15 +326,18 @@ set_key "$W" fallbacks 3
 set_key "$W" bytes_in_use 140000
 wait $pid
 rc=$?
+hdr='^Pool +Huge +Held +InUse +Allocs +Frees +Fallbk +Reclaim$'
 [ $rc = 0 ] && narrow "$T/out" &&
-	[ "$(grep -Ec '^Pool +Huge +Held +InUse +Allocs +Frees +Fallbk +Reclaim$' "$T/out")" = 1 ] &&
+	[ "$(grep -Ec "$hdr" "$T/out")" = 1 ] &&
 	grep -Eq '^[0-9]{4}-[0-9]{2}-[0-9]{2} [0-9:]{8} .*totals since boot$' "$T/out" &&
 	grep -Eq '^modules\+kprobes\+ftrace\+bpf +1 +2\.0M +130K +1042 +19 +1 +5$' "$T/out"
 ok $? "-w: header, then totals since boot"
 grep -Eq '^modules\+kprobes\+ftrace\+bpf +1 +2\.0M +137K +10 +0 +2 +0$' "$T/out" &&
 	grep -Eq '^page_blocks +1 +2\.0M +0 +0 +0 +0 +0$' "$T/out"
 ok $? "-w: second report, deltas of counters, gauges as they are"
-grep -Eq '^[0-9]{2}:[0-9]{2}:[0-9]{2} \+(0\.9|1\.0)[0-9]s: allocs/s (9\.[5-9]|10|10\.0|11), frees/s 0\.0, fallbacks/s 2\.0, reclaims/s 0\.0$' "$T/out"
+re='^[0-9]{2}:[0-9]{2}:[0-9]{2} \+(0\.9|1\.0)[0-9]s: allocs/s (9\.[5-9]|10|10\.0|11), '
+re="$re"'frees/s 0\.0, fallbacks/s 2\.0, reclaims/s 0\.0$'
+grep -Eq "$re" "$T/out"
 ok $? "-w: the interval's rates"
 
 cp "$D/modules+kprobes+ftrace+bpf" "$W"
@@ -343,9 +348,11 @@ wait_for "$T/out" '^[{]'
 set_key "$W" allocs 1052
 wait $pid
 rc=$?
+re='"delta":[{]"interval":(0\.9|1\.0)[0-9]+,"pools":[{]"kprobes[^}]*[}],'
+re="$re"'"modules\+kprobes\+ftrace\+bpf":[{]"allocs":10,"frees":0,"fallbacks":0,'
 [ $rc = 0 ] && [ "$(wc -l <"$T/out")" = 2 ] &&
 	! head -n 1 "$T/out" | grep -q '"delta"' &&
-	tail -n 1 "$T/out" | grep -Eq '"delta":[{]"interval":(0\.9|1\.0)[0-9]+,"pools":[{]"kprobes[^}]*[}],"modules\+kprobes\+ftrace\+bpf":[{]"allocs":10,"frees":0,"fallbacks":0,'
+	tail -n 1 "$T/out" | grep -Eq "$re"
 ok $? "--json -w: one object a line, deltas under \"delta\" with the interval"
 if command -v python3 >/dev/null; then
 	python3 -c '
@@ -403,12 +410,14 @@ ok $? "--prometheus: values in bytes, pool and user labels"
 O=$T/off/jitalloc
 mkdir -p "$O"
 cp "$D/api" "$O"
+keys='bytes_in_use[a-z_]*\|high_water_bytes\|allocs\|frees\|fallbacks\|reclaims'
+keys="$keys"'\|shrinker_reclaims\|largest_free_run_bytes'
 sed -e 's/^range .*/range 0x0-0x0\nenabled 0/' -e 's/^huge_pages .*/huge_pages 0/' \
 	-e 's/^fallback_pages .*/fallback_pages 40/' \
 	-e 's/^chunks_[a-z]* .*/&/;s/^chunks_total .*/chunks_total 0/' \
 	-e 's/^chunks_used .*/chunks_used 0/;s/^chunks_free .*/chunks_free 0/' \
 	-e 's/^fragmentation_pct .*/fragmentation_pct 0/' \
-	-e 's/^\(bytes_in_use[a-z_]*\|high_water_bytes\|allocs\|frees\|fallbacks\|reclaims\|shrinker_reclaims\|largest_free_run_bytes\) .*/\1 0/' \
+	-e 's/^\('"$keys"'\) .*/\1 0/' \
 	-e 's/^huge_page_addrs .*/huge_page_addrs/' \
 	"$D/modules+kprobes+ftrace+bpf" >"$O/modules+kprobes+ftrace+bpf"
 run --debugfs "$T/off" --proc "$T/proc" -p 4096
@@ -425,10 +434,12 @@ ok $? "enabled 0: --prometheus"
 
 # no debugfs: the reduced report from /proc
 run --debugfs "$T/nonexistent" --proc "$T/proc"
+msg="jitstat: debugfs is not mounted on $T/nonexistent; reduced report from $T/proc"
+huge='Huge pages since boot: mapped 7, unmapped 5, reclaimed 5 (2 by the shrinker)'
 [ $rc = 0 ] && [ "$(wc -l <"$T/err")" = 1 ] &&
-	grep -q "^jitstat: debugfs is not mounted on $T/nonexistent; reduced report from $T/proc$" "$T/err" &&
+	grep -q "^$msg\$" "$T/err" &&
 	grep -Eq '^\(all pools\) +2 +4\.0M +- +- +- +1 +5$' "$T/out" &&
-	grep -q '^Huge pages since boot: mapped 7, unmapped 5, reclaimed 5 (2 by the shrinker)$' "$T/out" &&
+	grep -q "^$huge\$" "$T/out" &&
 	grep -q "^Executable bytes held: 4.0M (JitText in $T/proc/meminfo)$" "$T/out" &&
 	narrow "$T/out"
 ok $? "no debugfs: reduced report from /proc, why on stderr in one line, exit 0"

@@ -14,8 +14,8 @@
  * report, for all pools together, from the JitText line of /proc/meminfo
  * and the jit_cache_* counters of /proc/vmstat.
  *
- * Build with "make -C tools/vm jitstat"; for a guest without libc,
- * "cc -static -O2 -o jitstat jitstat.c" (it needs nothing but libc).
+ * Build with "make -C tools/vm jitstat"; it needs nothing but libc, so for a
+ * guest without libc: "cc -static -O2 jitstat.c -o jitstat".
  */
 #include <ctype.h>
 #include <dirent.h>

@@ -2722,7 +2722,9 @@ TEST(livepatch_samples)
 	if (access(KLP_DIR, F_OK))
 		SKIP(return, "no livepatch here (the debug kernel has it)");
 	ko_path(path, sizeof(path), "livepatch-sample.ko");
-	ASSERT_EQ(0, access(path, R_OK)) TH_LOG("%s: %s", path, strerror(errno));
+	if (access(path, R_OK))
+		SKIP(return, "livepatch, but no sample modules (SAMPLE_LIVEPATCH) in %s",
+		     path);
 	ASSERT_LT(0, jt_read("/proc/cmdline", orig, sizeof(orig)));
 
 	ASSERT_EQ(0, jt_module_load(path, "")) TH_LOG("loading %s", path);
