@@ -559,7 +559,7 @@ static void *jit_cache_text_alloc(enum jit_alloc_type type, size_t len,
 	return p;
 }
 
-static bool jit_type_cached(const struct jit_alloc_params *p, int type)
+static bool jit_params_caches(const struct jit_alloc_params *p, int type)
 {
 	return (p->cache_types & BIT(type)) && jit_type_is_text(type);
 }
@@ -587,13 +587,13 @@ static void __init jit_alloc_cache_init(void)
 	else if (p->flags & JIT_ALLOC_GROUP_PAGES)
 		jit_ctx.blocks = jit_block_pool_create("page_blocks", 0);
 	for (i = 0; i < JIT_TYPE_NR; i++) {
-		if (!jit_type_cached(p, i) || jit_pools[i])
+		if (!jit_params_caches(p, i) || jit_pools[i])
 			continue;
 		/* the cacheable types with this range, and the pool's name */
 		sharing = 0;
 		name[0] = '\0';
 		for (j = i; j < JIT_TYPE_NR; j++) {
-			if (!jit_type_cached(p, j) ||
+			if (!jit_params_caches(p, j) ||
 			    !jit_same_range(&p->types[i], &p->types[j]))
 				continue;
 			sharing |= BIT(j);
@@ -697,7 +697,7 @@ static inline int jit_alloc_cache_move(const struct jit_alloc_params *p)
 #endif /* CONFIG_JIT_ALLOC_CACHE */
 
 /**
- * jit_text_is_rox() - is text of a type read-only and executable from the start?
+ * jit_type_is_rox() - is text of a type read-only and executable from the start?
  * @type: a text type of &enum jit_alloc_type
  *
  * Memory of such a type is filled with trapping instructions, may share a
@@ -707,25 +707,25 @@ static inline int jit_alloc_cache_move(const struct jit_alloc_params *p)
  *
  * Return: true if text of @type is handed out read-only and executable.
  */
-bool jit_text_is_rox(enum jit_alloc_type type)
+bool jit_type_is_rox(enum jit_alloc_type type)
 {
 	return type < JIT_TYPE_NR && jit_pools[type];
 }
 
 /**
- * jit_text_is_cached() - is text of a type served by the huge page cache?
+ * jit_type_is_cached() - is text of a type served by the huge page cache?
  * @type: a text type of &enum jit_alloc_type
  *
  * For users that pick their own policy by it (BPF packs, how long kprobes
  * keeps an empty slot page): text of a type that is read-only from the
- * start (jit_text_is_rox()) is page-granular when the cache was switched
+ * start (jit_type_is_rox()) is page-granular when the cache was switched
  * off at boot ("jitalloc_cache=off").
  *
  * Return: true if text of @type comes from chunks of the cache's pages.
  */
-bool jit_text_is_cached(enum jit_alloc_type type)
+bool jit_type_is_cached(enum jit_alloc_type type)
 {
-	return jit_text_is_rox(type) && jit_cache_enabled;
+	return jit_type_is_rox(type) && jit_cache_enabled;
 }
 
 /**
@@ -924,7 +924,7 @@ static bool jit_update_check(const void *dst, size_t len, unsigned long *area)
 }
 
 /**
- * jit_is_rox_text() - does an address lie in text handed out read-only?
+ * jit_addr_is_rox() - does an address lie in text handed out read-only?
  * @addr: any address
  *
  * For code patching primitives that are given addresses rather than
@@ -937,13 +937,13 @@ static bool jit_update_check(const void *dst, size_t len, unsigned long *area)
  * Context: Process context, may sleep.
  * Return: true if @addr is inside a live allocation of read-only text.
  */
-bool jit_is_rox_text(const void *addr)
+bool jit_addr_is_rox(const void *addr)
 {
 	unsigned long area;
 
 	return jit_update_check(addr, 1, &area) && (area & JIT_AREA_POKE);
 }
-EXPORT_SYMBOL_NS_GPL(jit_is_rox_text, JITALLOC_TEST);
+EXPORT_SYMBOL_NS_GPL(jit_addr_is_rox, JITALLOC_TEST);
 
 /**
  * jit_alloc_areas() - how many entries the allocator's area tree holds

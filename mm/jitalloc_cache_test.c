@@ -449,7 +449,7 @@ static void cache_test_through_jit_api(struct kunit *test)
 	struct jit_test_leaf l;
 	void *p;
 
-	if (!jit_text_is_rox(JIT_TYPE_KPROBES))
+	if (!jit_type_is_rox(JIT_TYPE_KPROBES))
 		kunit_skip(test, "kprobes text is not cached on this architecture");
 
 	p = jit_text_alloc_type(JIT_TYPE_KPROBES, sizeof(code));
@@ -852,7 +852,7 @@ static enum jit_alloc_type cached_text_type(void)
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(types); i++)
-		if (jit_text_is_rox(types[i]))
+		if (jit_type_is_rox(types[i]))
 			return types[i];
 	return JIT_TYPE_NR;
 }
@@ -881,13 +881,13 @@ static void cache_test_fallback_alias(struct kunit *test)
 	jit_cache_pool_fallbacks(jit_alloc_type_pool(type), &fb0, &pages0);
 	p = jit_text_alloc_type(type, len);
 	KUNIT_ASSERT_NOT_NULL(test, p);
-	KUNIT_EXPECT_TRUE(test, jit_is_rox_text(p));
+	KUNIT_EXPECT_TRUE(test, jit_addr_is_rox(p));
 	/*
 	 * counted by the core, for the pool that could not serve it; with
 	 * the cache switched off it is no fallback, only page-granular text
 	 */
 	jit_cache_pool_fallbacks(jit_alloc_type_pool(type), &fb, &pages);
-	KUNIT_EXPECT_EQ(test, fb, fb0 + jit_text_is_cached(type));
+	KUNIT_EXPECT_EQ(test, fb, fb0 + jit_type_is_cached(type));
 	KUNIT_EXPECT_EQ(test, pages, pages0 + (len >> PAGE_SHIFT));
 	for (off = 0; off < len; off += PAGE_SIZE) {
 		unsigned long a;
@@ -1128,7 +1128,7 @@ static void cache_test_its_thunks(struct kunit *test)
 	u8 *thunk;
 	int i, n;
 
-	if (!jit_text_is_rox(JIT_TYPE_ITS))
+	if (!jit_type_is_rox(JIT_TYPE_ITS))
 		kunit_skip(test, "ITS thunk pages are not cached here");
 	mod = kunit_kzalloc(test, sizeof(*mod), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, mod);
@@ -1142,7 +1142,7 @@ static void cache_test_its_thunks(struct kunit *test)
 		KUNIT_EXPECT_TRUE(test, l.present);
 		KUNIT_EXPECT_FALSE(test, l.writable);
 		KUNIT_EXPECT_TRUE(test, l.exec);
-		KUNIT_EXPECT_TRUE(test, jit_is_rox_text(mod->its_page_array[i]));
+		KUNIT_EXPECT_TRUE(test, jit_addr_is_rox(mod->its_page_array[i]));
 	}
 	pages = kunit_kmalloc_array(test, n, sizeof(*pages), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, pages);
@@ -1150,7 +1150,7 @@ static void cache_test_its_thunks(struct kunit *test)
 	its_kunit_free_thunks(mod);
 	/* given back: no longer text anyone may write */
 	for (i = 0; i < n; i++)
-		KUNIT_EXPECT_FALSE(test, jit_is_rox_text(pages[i]));
+		KUNIT_EXPECT_FALSE(test, jit_addr_is_rox(pages[i]));
 	kunit_info(test, "64 thunks in %d page(s)", n);
 }
 #else

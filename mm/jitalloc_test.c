@@ -357,7 +357,7 @@ static void jit_test_text_prot(struct kunit *test)
 		KUNIT_ASSERT_NOT_NULL(test, p);
 		/* types served by the huge page cache are ROX from the start */
 		jit_test_expect_prot(test, p, 2 * PAGE_SIZE,
-				     jit_prot_pgprot(jit_text_is_rox(type) ?
+				     jit_prot_pgprot(jit_type_is_rox(type) ?
 						     JIT_PROT_ROX : as->prot));
 		jit_free(p);
 	}
@@ -690,7 +690,7 @@ static void jit_test_free_under_failslab(struct kunit *test)
 		p[n] = jit_alloc_ctx_alloc(ctx, &ctx->params.text, true, PAGE_SIZE);
 		if (!p[n])
 			break;
-		if (!jit_is_rox_text(p[n])) {
+		if (!jit_addr_is_rox(p[n])) {
 			jit_free(p[n]);
 			break;
 		}
@@ -701,7 +701,7 @@ static void jit_test_free_under_failslab(struct kunit *test)
 		/* consumed: an allocation in the free failed */
 		met += !current->fail_nth;
 		current->fail_nth = 0;
-		if (jit_is_rox_text(p[i]))
+		if (jit_addr_is_rox(p[i]))
 			stale++;
 	}
 	kunit_info(test, "%d frees, %d met a failed allocation", n, met);

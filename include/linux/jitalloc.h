@@ -143,7 +143,7 @@ struct jit_address_space {
  *	read-only and executable from the huge page cache (with
  *	CONFIG_JIT_ALLOC_CACHE); their users write it only with
  *	jit_update_copy() and jit_update_set() and never change its
- *	permissions, see jit_text_is_rox()
+ *	permissions, see jit_type_is_rox()
  * @text_fill: byte that fills new text allocations before they are handed
  *	out; it must trap when executed (e.g. int3 on x86), and is zero on
  *	architectures where zeroes trap
@@ -184,9 +184,9 @@ void *jit_data_alloc(size_t len);
 void *jit_text_alloc_type(enum jit_alloc_type type, size_t len);
 void *jit_data_alloc_type(enum jit_alloc_type type, size_t len);
 void jit_free(void *buf);
-bool jit_text_is_rox(enum jit_alloc_type type);
-bool jit_text_is_cached(enum jit_alloc_type type);
-bool jit_is_rox_text(const void *addr);
+bool jit_type_is_rox(enum jit_alloc_type type);
+bool jit_type_is_cached(enum jit_alloc_type type);
+bool jit_addr_is_rox(const void *addr);
 unsigned long jit_free_seq(void);
 int jit_update_copy(void *dst, const void *src, size_t len);
 int jit_update_set(void *dst, int c, size_t len);
@@ -249,17 +249,17 @@ static inline void jit_free(void *buf)
 	vfree(buf);
 }
 
-static inline bool jit_text_is_rox(enum jit_alloc_type type)
+static inline bool jit_type_is_rox(enum jit_alloc_type type)
 {
 	return false;
 }
 
-static inline bool jit_text_is_cached(enum jit_alloc_type type)
+static inline bool jit_type_is_cached(enum jit_alloc_type type)
 {
 	return false;
 }
 
-static inline bool jit_is_rox_text(const void *addr)
+static inline bool jit_addr_is_rox(const void *addr)
 {
 	return false;
 }
@@ -269,7 +269,7 @@ static inline unsigned long jit_text_held_pages(void)
 	return 0;
 }
 
-/* Only users of jit_text_is_rox() memory need it, and there is none. */
+/* Only users of jit_type_is_rox() memory need it, and there is none. */
 static inline unsigned long jit_free_seq(void)
 {
 	return 0;

@@ -55,7 +55,7 @@ module_param_cb(site, &jt_klp_site_ops, NULL, 0444);
 static int jt_klp_site_text_get(char *buf, const struct kernel_param *kp)
 {
 	return sprintf(buf, "%s\n",
-		       jit_is_rox_text(&jt_klp_site) ? "rox" : "plain");
+		       jit_addr_is_rox(&jt_klp_site) ? "rox" : "plain");
 }
 
 static const struct kernel_param_ops jt_klp_site_text_ops = {

@@ -245,7 +245,7 @@ static const char * __init jt_init_check(void)
 static const char * __init jt_init_text_kind(void)
 {
 #if IS_ENABLED(CONFIG_JIT_ALLOC)
-	if (jit_is_rox_text(jt_init_call))
+	if (jit_addr_is_rox(jt_init_call))
 		return "rox";
 #endif
 	return "plain";
