@@ -22,7 +22,7 @@ while [ $# -gt 0 ]; do
 done
 PKGS="linux-source-6.1 flex bison bc libelf-dev libssl-dev ccache cpio kmod
       xz-utils gzip python3 busybox-static qemu-system-x86 make gcc libc6-dev
-      sparse dwarves"
+      sparse dwarves quilt"
 ARM64_PKGS="qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross"
 
 arches=${*:-$ARCHES}
