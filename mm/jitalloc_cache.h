@@ -137,6 +137,21 @@ struct jit_block_stats {
 /* mm/jitalloc.c, for the KUnit test: the pool that serves @type */
 struct jit_cache_pool *jit_alloc_type_pool(enum jit_alloc_type type);
 
+/*
+ * mm/jitalloc.c, for the KUnit tests: the allocator with an explicit
+ * context, and its counts
+ */
+int jit_alloc_ctx_init(struct jit_alloc_ctx *ctx,
+		       const struct jit_alloc_params *params);
+const struct jit_address_space *
+jit_alloc_ctx_space(const struct jit_alloc_ctx *ctx, enum jit_alloc_type type);
+void *jit_alloc_ctx_alloc(const struct jit_alloc_ctx *ctx,
+			  const struct jit_address_space *as, bool text,
+			  size_t len);
+const struct jit_alloc_ctx *jit_alloc_default_ctx(void);
+unsigned long jit_alloc_refused(void);
+unsigned long jit_alloc_areas(void);
+
 #ifdef CONFIG_JIT_ALLOC_CACHE
 bool jit_cache_pages_possible(pgprot_t prot);
 struct jit_block_pool *jit_block_pool_create(const char *name,

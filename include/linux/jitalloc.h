@@ -195,24 +195,13 @@ struct jit_alloc_params *jit_alloc_arch_params(void);
 void jit_alloc_init(void);
 struct jit_alloc_params *jit_alloc_arch_params_late(void);
 
-/* Architecture text poking, used with %JIT_ALLOC_USE_TEXT_POKE. */
+/* Architecture text poking: how jit_update_copy() and _set() write text. */
 int jit_arch_text_copy(void *dst, const void *src, size_t len);
 int jit_arch_text_set(void *dst, int c, size_t len);
 /* Protections of memory mapped read-only and executable from the start. */
 pgprot_t jit_arch_rox_pgprot(void);
 pgprot_t jit_prot_pgprot(enum jit_prot prot);
 
-/* The allocator with an explicit context; for mm/jitalloc_test.c. */
-int jit_alloc_ctx_init(struct jit_alloc_ctx *ctx,
-		       const struct jit_alloc_params *params);
-const struct jit_address_space *
-jit_alloc_ctx_space(const struct jit_alloc_ctx *ctx, enum jit_alloc_type type);
-void *jit_alloc_ctx_alloc(const struct jit_alloc_ctx *ctx,
-			  const struct jit_address_space *as, bool text,
-			  size_t len);
-const struct jit_alloc_ctx *jit_alloc_default_ctx(void);
-unsigned long jit_alloc_refused(void);
-unsigned long jit_alloc_areas(void);
 #if defined(CONFIG_X86) && defined(CONFIG_MITIGATION_ITS) && defined(CONFIG_MODULES)
 /* x86 ITS thunks of a fake module, arch/x86/kernel/alternative.c */
 struct module;
