@@ -530,13 +530,12 @@ static void *jit_cache_text_alloc(enum jit_alloc_type type, size_t len,
 	/*
 	 * kprobes allocates with text_mutex held, see prepare_kprobe(), and
 	 * so does x86 ITS for a module's thunks, see its_init_mod(); not for
-	 * the kernel's own at boot, which may wait for a huge page.  With the
-	 * cache switched off, every request takes the page-granular path.
+	 * the kernel's own at boot, which may wait for a huge page.  A pool
+	 * switched off at boot serves nothing: every request takes the
+	 * page-granular path.
 	 */
-	if (!jit_cache_enabled)
-		p = NULL;
-	else if (type == JIT_TYPE_KPROBES ||
-		 (type == JIT_TYPE_ITS && system_state != SYSTEM_BOOTING))
+	if (type == JIT_TYPE_KPROBES ||
+	    (type == JIT_TYPE_ITS && system_state != SYSTEM_BOOTING))
 		p = jit_cache_alloc_nowait(jit_pools[type], len,
 					   jit_cache_users[type]);
 	else
@@ -548,14 +547,9 @@ static void *jit_cache_text_alloc(enum jit_alloc_type type, size_t len,
 	p = __jit_alloc(&jit_ctx, &as, true, len,
 			JIT_AREA_POKE | JIT_AREA_FALLBACK | JIT_AREA_ALIAS |
 			JIT_AREA_TYPE(type), caller);
-	if (p) {
-		/* with the cache off, the page-granular path is no fallback */
-		if (jit_cache_enabled)
-			count_vm_event(JIT_CACHE_FALLBACK);
+	if (p)
 		jit_cache_pool_count_fallback(jit_pools[type],
-					      PAGE_ALIGN(len) >> PAGE_SHIFT,
-					      jit_cache_enabled);
-	}
+					      PAGE_ALIGN(len) >> PAGE_SHIFT);
 	return p;
 }
 
@@ -664,8 +658,7 @@ static void jit_cache_free_fallback(unsigned long area, size_t len)
 
 	if ((area & JIT_AREA_FALLBACK) && type < JIT_TYPE_NR && jit_pools[type])
 		jit_cache_pool_count_fallback(jit_pools[type],
-					      -(long)(PAGE_ALIGN(len) >> PAGE_SHIFT),
-					      false);
+					      -(long)(PAGE_ALIGN(len) >> PAGE_SHIFT));
 }
 
 /**

@@ -1606,16 +1606,18 @@ long jit_cache_held_pages(void)
  * jit_cache_pool_count_fallback() - count text served instead of a pool
  * @pool: the pool of the text's type
  * @pages: pages allocated (positive) or freed (negative)
- * @request: an allocation the pool could not serve, for "fallbacks"
  *
  * The core serves page by page what a pool cannot (or everything, with
  * the cache switched off) and tells the pool, whose statistics show it.
+ * An allocation is a fallback, in the pool's count and in /proc/vmstat,
+ * unless the pool was switched off: then page by page is the way.
  */
-void jit_cache_pool_count_fallback(struct jit_cache_pool *pool, long pages,
-				   bool request)
+void jit_cache_pool_count_fallback(struct jit_cache_pool *pool, long pages)
 {
-	if (request)
+	if (pages > 0 && !pool->off) {
 		atomic_long_inc(&pool->fallbacks);
+		count_vm_event(JIT_CACHE_FALLBACK);
+	}
 	atomic_long_add(pages, &pool->fallback_pages);
 }
 

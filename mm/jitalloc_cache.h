@@ -174,8 +174,7 @@ void jit_cache_pool_destroy(struct jit_cache_pool *pool);
 void jit_cache_pool_randomize(struct jit_cache_pool *pool);
 void jit_cache_pool_top_down(struct jit_cache_pool *pool);
 void jit_cache_pool_switch_off(struct jit_cache_pool *pool);
-void jit_cache_pool_count_fallback(struct jit_cache_pool *pool, long pages,
-				   bool request);
+void jit_cache_pool_count_fallback(struct jit_cache_pool *pool, long pages);
 void jit_cache_pool_fallbacks(struct jit_cache_pool *pool,
 			      unsigned long *allocs, unsigned long *pages);
 long jit_cache_held_pages(void);
