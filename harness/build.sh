@@ -35,6 +35,8 @@ fi
 [ "$variant" = debug ] && frags="$frags $TOP/configs/debug.config"
 [ "$variant" = hugevmap ] && frags="$frags $TOP/configs/hugevmap.config"
 [ "$variant" = 16k ] && frags="$frags $TOP/configs/16k.config"
+# per-arch additions to a variant, e.g. configs/debug-arm64.config
+[ -f "$TOP/configs/$variant-$arch.config" ] && frags="$frags $TOP/configs/$variant-$arch.config"
 for f in $frags; do
 	[ -f "$f" ] || die "config fragment ${f#$TOP/} not found"
 done

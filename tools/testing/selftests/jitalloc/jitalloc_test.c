@@ -27,6 +27,8 @@
 #define API_PATH	JT_DEBUGFS "/jitalloc/api"
 #define REFUSED_SAVED	"/jitalloc-refused-at-start"
 #define BIGMOD_NAME	"jitalloc_bigmod"
+#define HUGEMOD_NAME	"jitalloc_hugemod"
+#define HUGEMOD_TEXT	(16UL << 20)
 #define INITONLY_NAME	"jitalloc_initonly"
 
 /* Path of module file @ko next to the test module. */
@@ -650,7 +652,7 @@ TEST(module_text_over_2mib)
 		SKIP(return, "kernel built without CONFIG_MODULES");
 	ko_path(path, sizeof(path), BIGMOD_NAME ".ko");
 	if (access(path, R_OK))
-		SKIP(return, "%s is built for x86_64 only", BIGMOD_NAME);
+		SKIP(return, "%s is built for x86_64 and arm64 only", BIGMOD_NAME);
 	if (cache_pool("modules", pool, sizeof(pool)))
 		SKIP(return, "%s",
 		     no_pool_why("no jitalloc cache pool serves module text here"));
@@ -681,7 +683,7 @@ TEST(module_text_over_2mib)
 	ASSERT_LT(0, jt_read("/sys/module/" BIGMOD_NAME "/parameters/selfcheck",
 			     buf, sizeof(buf)));
 	EXPECT_STREQ("ok\n", buf);
-	EXPECT_LE(fb_before + 512, fb_loaded);
+	EXPECT_LE(fb_before + (2L << 20) / getpagesize(), fb_loaded);
 	text = mod_section_addr(BIGMOD_NAME, ".text.jt_big");
 	EXPECT_NE(0, text);
 	if (text && jt_ptdump_path()) {
@@ -692,6 +694,111 @@ TEST(module_text_over_2mib)
 	ASSERT_EQ(0, jt_module_unload(BIGMOD_NAME));
 	fb_after = jt_read_key(pool, "fallback_pages");
 	EXPECT_EQ(fb_before, fb_after);
+}
+
+/*
+ * A module with 16 MiB of text loaded beside small ones is placed in the
+ * module text range, as module_alloc() placed it.  On arm64 that is the
+ * 128 MiB module region, which the cache's huge pages for module text
+ * share: stacked at its top, without guard pages, they leave it in one
+ * piece, and the big module does not go to the 2 GiB window behind PLT
+ * veneers.  The range is the modules pool's.
+ */
+TEST(module_16mib_text_in_module_region)
+{
+	unsigned long start = 0, end = 0, text;
+	char path[512], pool[512], buf[4096], *range;
+	long fb_before, fb_loaded;
+
+	if (access("/proc/modules", F_OK))
+		SKIP(return, "kernel built without CONFIG_MODULES");
+	ko_path(path, sizeof(path), HUGEMOD_NAME ".ko");
+	if (access(path, R_OK))
+		SKIP(return, "%s is built for x86_64 and arm64 only", HUGEMOD_NAME);
+	if (cache_pool("modules", pool, sizeof(pool)))
+		SKIP(return, "%s",
+		     no_pool_why("no jitalloc cache pool serves module text here"));
+	ASSERT_LT(0, jt_read(pool, buf, sizeof(buf)));
+	range = strstr(buf, "range ");
+	ASSERT_NE(NULL, range);
+	ASSERT_EQ(2, sscanf(range, "range 0x%lx-0x%lx", &start, &end));
+	ASSERT_NE(0, start) TH_LOG("%s hides its range (kptr_restrict)", pool);
+
+	/* small modules first: their text takes the pool's huge pages */
+	jt_module_unload(HUGEMOD_NAME);
+	ASSERT_EQ(0, jt_module_load(jt_testmod_path(), ""));
+	ko_path(path, sizeof(path), INITONLY_NAME ".ko");
+	if (!access(path, R_OK)) {
+		ASSERT_EQ(0, jt_module_load(path, ""));
+		EXPECT_EQ(0, syscall(__NR_delete_module, INITONLY_NAME,
+				     O_NONBLOCK | O_TRUNC));
+	}
+	EXPECT_LE(1, jt_read_key(pool, "huge_pages"));
+
+	fb_before = jt_read_key(pool, "fallback_pages");
+	ko_path(path, sizeof(path), HUGEMOD_NAME ".ko");
+	ASSERT_EQ(0, jt_module_load(path, "")) TH_LOG("loading %s", path);
+	fb_loaded = jt_read_key(pool, "fallback_pages");
+	text = mod_section_addr(HUGEMOD_NAME, ".text.jt_big");
+	EXPECT_NE(0, text);
+	EXPECT_LE(start, text)
+		TH_LOG("16 MiB of text at 0x%lx, below the range 0x%lx-0x%lx",
+		       text, start, end);
+	EXPECT_GE(end, text + HUGEMOD_TEXT)
+		TH_LOG("16 MiB of text at 0x%lx, beyond the range 0x%lx-0x%lx",
+		       text, start, end);
+	printf("# 16 MiB of module text at range start + %lu MiB (range %lu MiB)\n",
+	       (text - start) >> 20, (end - start) >> 20);
+	EXPECT_LE(fb_before + (long)(HUGEMOD_TEXT / getpagesize()), fb_loaded);
+	EXPECT_EQ(0, jt_module_unload(HUGEMOD_NAME));
+	EXPECT_EQ(0, jt_module_unload(TESTMOD_NAME));
+}
+
+/*
+ * arm64 refills freed chunks with traps through the text-poking fixmap a
+ * page per mapping, not once per 256 bytes: freeing 64 programs of some
+ * 2 KiB maps the fixmap about once per page they covered (and once more
+ * per run of freed chunks for its unaligned ends).  Counted with a kprobe
+ * on __set_fixmap(), which maps and unmaps (two calls per mapping).
+ */
+#define REFILL_PROGS	64
+
+TEST(refill_maps_fixmap_per_page)
+{
+	long used_before, used, maps_before, maps, bytes = 0, bound;
+	char pool[512];
+	int fds[REFILL_PROGS], i;
+
+#ifndef __aarch64__
+	SKIP(return, "counts arm64's text-poking fixmap mappings");
+#endif
+	if (cache_pool("bpf", pool, sizeof(pool)))
+		SKIP(return, "%s",
+		     no_pool_why("no jitalloc cache pool serves BPF programs here"));
+	/* the kprobe's slot page may come from the same pool: take it first */
+	ASSERT_EQ(0, jt_probe_add("jt_fixmap", "__set_fixmap"));
+	used_before = settled_key_for(pool, "chunks_used", 2);
+	for (i = 0; i < REFILL_PROGS; i++) {
+		fds[i] = jt_bpf_load(3000 + i, 500);
+		ASSERT_LE(0, fds[i]) TH_LOG("prog %d: %s", i, strerror(errno));
+		bytes += jt_bpf_jited_len(fds[i]);
+	}
+	ASSERT_LT(REFILL_PROGS * 1024L, bytes);
+	maps_before = jt_probe_hits("jt_fixmap");
+	for (i = 0; i < REFILL_PROGS; i++)
+		close(fds[i]);
+	/* freed chunks stay used until their refill is done */
+	used = wait_key(pool, "chunks_used", used_before, 100);
+	maps = jt_probe_hits("jt_fixmap");
+	jt_probe_del("jt_fixmap");
+	EXPECT_EQ(used_before, used) TH_LOG("the refill did not finish");
+	ASSERT_LE(0, maps_before);
+	bound = 2 * (bytes / getpagesize() + 2 * REFILL_PROGS) + 16;
+	printf("# %ld fixmap calls refilling %ld bytes of %d programs (bound %ld)\n",
+	       maps - maps_before, bytes, REFILL_PROGS, bound);
+	EXPECT_GE(bound, maps - maps_before);
+	/* and it did map: the refill pokes through the fixmap */
+	EXPECT_LE(2 * (bytes / getpagesize()), maps - maps_before);
 }
 
 TEST(kprobe_event)

@@ -4,11 +4,13 @@
  * file system drivers have.  No cache huge page can hold its text, so the
  * jit allocator serves it from its page-granular fallback, which must keep
  * the same promise as the cache: read-only and executable from the start,
- * with no writable alias.
+ * with no writable alias.  jitalloc_hugemod builds the same source with
+ * 16 MiB of text.
  *
  * On load it calls code at the far end of its text and, on x86, checks that
- * the direct-map alias of every page of its text is read-only; the result
- * is in /sys/module/jitalloc_bigmod/parameters/selfcheck.
+ * the direct-map alias of every page of its text is read-only; a failed
+ * check fails the load.  The result is also in
+ * /sys/module/<name>/parameters/selfcheck.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -20,12 +22,15 @@
 
 #include "jitalloc_bigmod.h"
 
-#define JT_BIG_FILL	0x210000	/* 2 MiB + 64 KiB of int3 */
+#ifndef JT_BIG_FILL
+#define JT_BIG_FILL	0x210000	/* 2 MiB + 64 KiB of traps */
+#endif
 
 static char selfcheck[48] = "not run";
 module_param_string(selfcheck, selfcheck, sizeof(selfcheck), 0444);
 
 /* A blob of traps, then a function at its far end. */
+#ifdef CONFIG_X86_64
 asm(".pushsection .text.jt_big, \"ax\"\n"
 	".globl jt_big_start\n"
 	"jt_big_start:\n"
@@ -38,7 +43,24 @@ asm(".pushsection .text.jt_big, \"ax\"\n"
 	"	int3\n"
 	".size jt_big_end, . - jt_big_end\n"
 	".popsection\n");
+#elif defined(CONFIG_ARM64)
+/* brk #0 as the trap; called directly, so no BTI landing pad */
+asm(".pushsection .text.jt_big, \"ax\"\n"
+	".globl jt_big_start\n"
+	".balign 4\n"
+	"jt_big_start:\n"
+	".fill " __stringify(JT_BIG_FILL) " / 4, 4, 0xd4200000\n"
+	".globl jt_big_end\n"
+	".type jt_big_end, %function\n"
+	"jt_big_end:\n"
+	"	mov w0, #0x5a5a\n"
+	"	ret\n"
+	"	brk #0\n"
+	".size jt_big_end, . - jt_big_end\n"
+	".popsection\n");
+#endif
 
+#ifdef CONFIG_X86_64
 /* Is the direct-map alias of any page of [start, end) writable? */
 static const char *jt_alias_check(unsigned long start, unsigned long end)
 {
@@ -57,10 +79,17 @@ static const char *jt_alias_check(unsigned long start, unsigned long end)
 	}
 	return "ok";
 }
+#else
+/* arm64 has no lookup_address(): the selftests read its aliases */
+static const char *jt_alias_check(unsigned long start, unsigned long end)
+{
+	return "ok";
+}
+#endif
 
 static int __init jitalloc_bigmod_init(void)
 {
-	const char *res = "ok";
+	const char *res;
 
 	if (jt_big_end() != 0x5a5a)
 		res = "call";
@@ -68,8 +97,10 @@ static int __init jitalloc_bigmod_init(void)
 		res = jt_alias_check((unsigned long)jt_big_start,
 				     (unsigned long)jt_big_end + 8);
 	strscpy(selfcheck, res, sizeof(selfcheck));
-	if (strcmp(selfcheck, "ok"))
+	if (strcmp(selfcheck, "ok")) {
 		pr_err("self check failed: %s\n", selfcheck);
+		return -EINVAL;
+	}
 	return 0;
 }
 
@@ -79,5 +110,8 @@ static void __exit jitalloc_bigmod_exit(void)
 
 module_init(jitalloc_bigmod_init);
 module_exit(jitalloc_bigmod_exit);
-MODULE_DESCRIPTION("jitalloc test module with more than 2 MiB of text");
+#ifndef JT_BIG_DESC
+#define JT_BIG_DESC "jitalloc test module with more than 2 MiB of text"
+#endif
+MODULE_DESCRIPTION(JT_BIG_DESC);
 MODULE_LICENSE("GPL");
