@@ -2,7 +2,10 @@
 # jitalloc: thin entry points; the work is done by harness/*.sh.
 #
 #   make run      build + boot the patched x86_64 kernel, run the demo
-#   make test     everything the project tests; ends "N passed, N failed"
+#   make test     static checks, x86_64 and arm64 booted with their tests, and
+#                 the stock control; ends "N passed, N failed, N skipped"
+#   make test-all make test plus the debug (KASAN, lockdep, kmemleak, fault
+#                 injection) kernels of both arches, arm64 16K, no modules
 #   make bench    side-by-side with stock 6.1: harness/bench.sh
 #   make kaslr    module KASLR entropy over 50 boots, stock vs the series
 #   make soak     10 minutes of churn under memory pressure (SOAK_SECONDS=)
@@ -23,13 +26,16 @@ ARCH ?= x86_64
 VARIANT ?= default
 export ACCEL
 
-.PHONY: run test bench kaslr soak shell check series series-check patches reset-tree cross deb deps clean
+.PHONY: run test test-all bench kaslr soak shell check series series-check patches reset-tree cross deb deps clean
 
 run:
 	@harness/run.sh $(ARCH) $(VARIANT) demo
 
 test:
 	@harness/test.sh
+
+test-all:
+	@TEST_TIER=all harness/test.sh
 
 bench:
 	@harness/bench.sh $(ARCH)

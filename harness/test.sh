@@ -2,13 +2,25 @@
 # SPDX-License-Identifier: GPL-2.0
 # make test: static checks, then build, boot and test every target, and
 # finish with one line "N passed, N failed, N skipped".
+# TEST_TIER=all (make test-all) adds the targets that take long to build;
 # TEST_TARGETS overrides the matrix, e.g. TEST_TARGETS="x86_64:default".
 . "$(dirname "$0")/lib.sh"
 
-# x86_64:stock is the negative control: stock 6.1 from the same config,
-# where every claim test (tools/testing/selftests/jitalloc/
-# jitalloc_claims.h) must fail.
-TARGETS=${TEST_TARGETS:-"x86_64:default arm64:default arm64:16k x86_64:nomodules x86_64:debug x86_64:stock"}
+# The tier every change (and CI) runs: what users build, on both
+# architectures, and x86_64:stock, the negative control: stock 6.1 from
+# the same config, where every claim test (tools/testing/selftests/
+# jitalloc/jitalloc_claims.h) must fail.  Under 60 minutes cold here.
+CI_TARGETS="x86_64:default arm64:default x86_64:stock"
+# make test-all, before an issue is resolved: the checkers (KASAN,
+# lockdep, kmemleak, fault injection, livepatch, BPF trampolines) on both
+# architectures, arm64 with 16K pages, and a kernel without modules.
+ALL_TARGETS="x86_64:default arm64:default arm64:16k x86_64:nomodules x86_64:debug arm64:debug x86_64:stock"
+case "${TEST_TIER:-ci}" in
+ci) tier_targets=$CI_TARGETS ;;
+all) tier_targets=$ALL_TARGETS ;;
+*) die "unknown TEST_TIER '$TEST_TIER' (ci or all)" ;;
+esac
+TARGETS=${TEST_TARGETS:-$tier_targets}
 # Suites every patched kernel must run; a missing one is a failure.
 KUNIT_SUITES="jitalloc jitalloc_cache jitalloc_blocks"
 SELFTESTS="jitalloc jitalloc_prot"
@@ -157,6 +169,6 @@ awk '{k = $4 == "" ? "runtime" : $4; p[k] += $1; f[k] += $2; s[k] += $3}
 	printf "negative control on stock 6.1: %d XFAIL (claims refuted there, as they must be), %d failed\n", p["control"], f["control"]
      }' "$totals"
 read -r p f s < <(awk '{p += $1; f += $2; s += $3} END {print p+0, f+0, s+0}' "$totals")
-echo "make test finished in $(($(date +%s) - start))s"
+echo "make test (${TEST_TIER:-ci}: $TARGETS) finished in $(($(date +%s) - start))s"
 echo "$p passed, $f failed, $s skipped"
 [ "$f" -eq 0 ]

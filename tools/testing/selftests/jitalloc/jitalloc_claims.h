@@ -240,17 +240,90 @@ static long claim_exec_areas(void)
 	return areas;
 }
 
+#define CLAIM_MAX_AREAS	8192
+#define CLAIM_MAX_CODE	8192
+
+/* JIT code of the kinds kallsyms names, by the module tag it shows. */
+enum claim_user { CLAIM_BPF, CLAIM_KPROBES, CLAIM_FTRACE, CLAIM_USERS };
+
+/*
+ * Kprobes instruction pages and ftrace trampolines that share no vmalloc
+ * area with another user's code (a BPF program, or the other of the two),
+ * from /proc/kallsyms and /proc/vmallocinfo (kptr_restrict 1 for both);
+ * in @found how many there are in all.  -1 if they cannot be read.
+ */
+static long claim_private_code(long *found)
+{
+	static unsigned long areas[CLAIM_MAX_AREAS][2];
+	static struct { unsigned long addr; int user; } code[CLAIM_MAX_CODE];
+	static const char * const tags[CLAIM_USERS] = {
+		"[bpf]", "[__builtin__kprobes]", "[__builtin__ftrace]",
+	};
+	int n_areas = 0, n_code = 0, i, j, u;
+	char line[512], kptr[16], tag[128];
+	unsigned long start, end;
+	long private = 0;
+	FILE *f;
+
+	*found = 0;
+	if (jt_read(KPTR_RESTRICT, kptr, sizeof(kptr)) <= 0 ||
+	    jt_write(KPTR_RESTRICT, "1"))
+		return -1;
+	f = fopen("/proc/vmallocinfo", "r");
+	while (f && fgets(line, sizeof(line), f) && n_areas < CLAIM_MAX_AREAS)
+		if (sscanf(line, "0x%lx-0x%lx", &start, &end) == 2) {
+			areas[n_areas][0] = start;
+			areas[n_areas++][1] = end;
+		}
+	if (f)
+		fclose(f);
+	f = fopen("/proc/kallsyms", "r");
+	while (f && fgets(line, sizeof(line), f) && n_code < CLAIM_MAX_CODE) {
+		if (sscanf(line, "%lx %*s %*s %127s", &start, tag) != 2)
+			continue;
+		for (u = 0; u < CLAIM_USERS; u++)
+			if (!strcmp(tag, tags[u])) {
+				code[n_code].addr = start;
+				code[n_code++].user = u;
+			}
+	}
+	if (f)
+		fclose(f);
+	if (jt_write(KPTR_RESTRICT, kptr) || !n_areas)
+		return -1;
+	for (i = 0; i < n_code; i++) {
+		int area = -1, shared = 0;
+
+		if (code[i].user == CLAIM_BPF)
+			continue;
+		(*found)++;
+		for (j = 0; j < n_areas && area < 0; j++)
+			if (code[i].addr >= areas[j][0] &&
+			    code[i].addr < areas[j][1])
+				area = j;
+		for (j = 0; j < n_code && area >= 0 && !shared; j++)
+			shared = code[j].user != code[i].user &&
+				 code[j].addr >= areas[area][0] &&
+				 code[j].addr < areas[area][1];
+		private += !shared;
+	}
+	return private;
+}
+
 /*
  * Claim (chunks): small JIT allocations are chunks of shared huge pages,
  * not a vmalloc area and a page each: the workload adds at most two
  * executable vmalloc areas, a huge page when the cache needs one more and,
  * when its pool had none left (the grace reclaim and the shrinker may have
  * taken them), the spare page the pool maps beside it.  Stock 6.1 adds an
- * area per ftrace trampoline (10 here).
+ * area per ftrace trampoline (10 here).  And those two are not pages of
+ * their own for kprobes or ftrace: kallsyms places every kprobes
+ * instruction page and ftrace trampoline in an area that holds another
+ * user's code too.
  */
 TEST(jit_users_share_exec_areas)
 {
-	long before, after;
+	long before, after, private, code;
 	struct claim_load w;
 	char why[128];
 	int loaded;
@@ -261,14 +334,24 @@ TEST(jit_users_share_exec_areas)
 	ASSERT_LE(0, before) TH_LOG("cannot read ptdump or /proc/vmallocinfo");
 	loaded = claim_load(&w);
 	after = claim_exec_areas();
+	private = claim_private_code(&code);
 	EXPECT_EQ(0, claim_unload(&w));
 	ASSERT_EQ(0, loaded) TH_LOG("workload: %s", strerror(errno));
+	ASSERT_LE(0, private) TH_LOG("cannot read /proc/kallsyms or /proc/vmallocinfo");
 	printf("# executable vmalloc areas: %ld before, %ld with the workload\n",
 	       before, after);
+	printf("# kprobes pages and ftrace trampolines: %ld, %ld in an area of their own\n",
+	       code, private);
 	EXPECT_GE(before + 2, after)
 		TH_LOG(CLAIM_REFUTED
 		       "executable vmalloc areas: %ld before, %ld with the workload",
 		       before, after);
+	/* the two areas allowed are not private pages of kprobes or ftrace */
+	EXPECT_LE(1, code);
+	EXPECT_EQ(0, private)
+		TH_LOG(CLAIM_REFUTED
+		       "%ld of %ld kprobes pages and ftrace trampolines in an area of their own",
+		       private, code);
 }
 
 #endif /* JITALLOC_CLAIMS_H */

@@ -2827,7 +2827,7 @@ TEST(livepatch_samples)
 	int kmsg;
 
 	if (access(KLP_DIR, F_OK))
-		SKIP(return, "no livepatch here (the debug kernel has it)");
+		SKIP(return, "no livepatch here (the x86_64 debug kernel has it)");
 	ko_path(path, sizeof(path), "livepatch-sample.ko");
 	if (access(path, R_OK))
 		SKIP(return, "livepatch, but no sample modules (SAMPLE_LIVEPATCH) in %s",
@@ -2889,7 +2889,7 @@ TEST(livepatch_klp_relocation)
 	unsigned long site, jt_add;
 
 	if (access(KLP_DIR, F_OK))
-		SKIP(return, "no livepatch here (the debug kernel has it)");
+		SKIP(return, "no livepatch here (the x86_64 debug kernel has it)");
 	ko_path(path, sizeof(path), "jitalloc_klp.ko");
 	ASSERT_EQ(0, access(path, R_OK)) TH_LOG("%s: %s", path, strerror(errno));
 	jt_module_unload(TESTMOD_NAME);
