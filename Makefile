@@ -8,6 +8,8 @@
 #                 injection) kernels of both arches, arm64 16K, no modules
 #   make bench    side-by-side with stock 6.1: harness/bench.sh
 #   make kaslr    module KASLR entropy over 50 boots, stock vs the series
+#   make hangrate two-CPU guests that do not come back, stock vs the series,
+#                 30 boots each with the same churn (BOOTS=, HANG_SECONDS=)
 #   make soak     10 minutes of churn under memory pressure (SOAK_SECONDS=)
 #   make shell    interactive guest (ARCH=, VARIANT=)
 #   make check    checkpatch --strict and kernel-doc on what the series adds,
@@ -26,7 +28,7 @@ ARCH ?= x86_64
 VARIANT ?= default
 export ACCEL
 
-.PHONY: run test test-all bench kaslr soak shell check series series-check patches reset-tree cross deb deps clean
+.PHONY: run test test-all bench kaslr hangrate soak shell check series series-check patches reset-tree cross deb deps clean
 
 run:
 	@harness/run.sh $(ARCH) $(VARIANT) demo
@@ -42,6 +44,9 @@ bench:
 
 kaslr:
 	@harness/kaslr.sh $(ARCH)
+
+hangrate:
+	@harness/hangrate.sh $(ARCH)
 
 soak:
 	@harness/soak.sh

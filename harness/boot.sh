@@ -6,6 +6,7 @@
 # Exit non-zero on timeout, panic, oops, BUG, WARNING, KASAN, lockdep or a
 # W+X report, printing the last 50 console lines.
 # Environment: ACCEL=tcg (default) or kvm; BOOT_TIMEOUT seconds (default 600);
+# BOOT_RETRY=0: no second boot after a silent x86_64 TCG hang;
 # GUEST_ARGS: more kernel command-line words (the guest's /init sees
 # name=value words as environment, e.g. jt_soak=600).
 # The bench, sweep and itlb scenarios run with the iTLB model plugin
@@ -55,6 +56,7 @@ append="panic=-1 oops=panic jt_scenario=$scenario"
 [ "$scenario" = sweep ] && append="$append kunit.enable=0"
 [ "$scenario" = kaslr ] && append="$append kunit.enable=0"
 [ "$scenario" = soak ] && append="$append kunit.enable=0"
+[ "$scenario" = hangrate ] && append="$append kunit.enable=0"
 [ "$scenario" = kpti ] && append="$append kunit.enable=0 nokaslr kpti=1"
 [ "$scenario" = cacheoff ] && append="$append jitalloc_cache=off"
 [ -n "$GUEST_ARGS" ] && append="$append $GUEST_ARGS"
@@ -132,11 +134,55 @@ qemu_timer_fault() {
 	tr -d '\r' <"$log" |
 	grep -qaE "Possible timer handling issue on cpu=|kthread timer wakeup didn't happen"
 }
+# QEMU's monitor on a socket of its own, to ask a stuck guest where each
+# vCPU is (harness/qemu_monitor.py).
+mon=$LOGS/monitor-$arch-$variant-$scenario.sock
+qemu+=(-monitor "unix:$mon,server,nowait")
+
+# Run QEMU until it exits.  At the boot timeout, or as soon as an x86_64
+# TCG console shows QEMU's timer fault, write where every vCPU is (its
+# program counter and function, halted or not) into the console log, the
+# monitor's whole answer into *-vcpus.txt beside it, and stop QEMU:
+# status 124, as timeout(1) gives.
+run_qemu() {
+	local pid rc why t0
+	t0=$(date +%s)
+	rm -f "$mon"
+	"${qemu[@]}" </dev/null >>"$log" 2>&1 &
+	pid=$!
+	while kill -0 "$pid" 2>/dev/null; do
+		sleep 2
+		if [ $(($(date +%s) - t0)) -ge "$timeout" ]; then
+			why="no end after ${timeout}s"
+		elif [ "$arch" = x86_64 ] && [ "$accel" = tcg ] && qemu_timer_fault; then
+			why="QEMU TCG timer fault after $(($(date +%s) - t0))s"
+		else
+			continue
+		fi
+		{
+			echo "### vcpu dump: $why"
+			python3 "$TOP/harness/qemu_monitor.py" "$mon" "$O/System.map" \
+				"${log%.log}-vcpus.txt" "$log"
+		} >>"$log" 2>&1
+		kill "$pid" 2>/dev/null
+		sleep 3
+		kill -9 "$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+		rm -f "$mon"
+		return 124
+	done
+	wait "$pid"
+	rc=$?
+	rm -f "$mon"
+	return $rc
+}
+
 attempt=1
 while :; do
-	timeout --foreground -k 5 "$timeout" "${qemu[@]}" </dev/null >>"$log" 2>&1
+	run_qemu
 	rc=$?
-	if [ "$accel" = tcg ] && [ "$arch" = x86_64 ] && [ $attempt -eq 1 ] &&
+	if [ "${BOOT_RETRY:-1}" = 1 ] && [ "$accel" = tcg ] && [ "$arch" = x86_64 ] &&
+	   [ $attempt -eq 1 ] &&
 	   { [ $rc -eq 124 ] || [ $rc -eq 137 ]; } &&
 	   ! grep -qa "### jitalloc scenario $scenario end" "$log" &&
 	   ! tr -d '\r' <"$log" | grep -qaE '^ *not ok ' &&
@@ -146,9 +192,9 @@ while :; do
 		: >"$log"
 		why="silent hang"
 		qemu_timer_fault && why="a CPU's timer stopped (QEMU TCG)"
-		printf '(%s after %ss, console kept in %s; booting again) ' \
-			"$why" "$timeout" "${hung#$TOP/}"
-		echo "flake: $arch-$variant $scenario: $why, timed out after ${timeout}s, booted again (console: ${hung#$TOP/})" \
+		printf '(%s, console kept in %s; booting again) ' \
+			"$why" "${hung#$TOP/}"
+		echo "flake: $arch-$variant $scenario: $why, booted again (console: ${hung#$TOP/}; $(grep -a '^vcpu ' "$hung" | tr -d '\r' | paste -sd ';' -))" \
 			>>"$LOGS/flakes"
 		attempt=2
 		continue
@@ -167,6 +213,8 @@ dur=$(($(date +%s) - start))
 problem=
 if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
 	problem="guest did not finish within ${timeout}s"
+	grep -qa '^### vcpu dump: QEMU TCG timer fault' "$log" &&
+		problem="guest stopped at QEMU's TCG timer fault (a vCPU's timer never fired)"
 elif [ $rc -ne 0 ]; then
 	problem="qemu exited with status $rc"
 fi

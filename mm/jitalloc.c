@@ -45,6 +45,7 @@
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 #include <linux/vmstat.h>
+#include <asm/cacheflush.h>
 
 #include "jitalloc_cache.h"
 
@@ -480,6 +481,14 @@ static void *__jit_alloc(const struct jit_alloc_ctx *ctx,
 		area |= JIT_AREA_POKE;
 	if ((area & JIT_AREA_ALIAS) && jit_protect_aliases(addr, len))
 		goto err_free;
+	/*
+	 * Executable from the start: the instruction cache must see the
+	 * fill (or zeroes) written through the linear map, not what the
+	 * pages last held, as for the cache's pages.
+	 */
+	if (text && as->prot == JIT_PROT_ROX)
+		flush_icache_range((unsigned long)addr,
+				   (unsigned long)addr + len);
 
 	if (mtree_insert_range(&jit_areas, (unsigned long)addr,
 			       (unsigned long)addr + len - 1,
