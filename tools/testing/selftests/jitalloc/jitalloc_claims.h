@@ -111,6 +111,92 @@ static int claim_skip(int need_ptdump, char *why, size_t len)
 	return 0;
 }
 
+#define KPTR_RESTRICT	"/proc/sys/kernel/kptr_restrict"
+
+#define CLAIM_MAX_CODE	8192
+
+/* JIT code of the kinds kallsyms names, by the module tag it shows. */
+enum claim_user { CLAIM_BPF, CLAIM_KPROBES, CLAIM_FTRACE, CLAIM_USERS };
+
+struct claim_code {
+	unsigned long addr;
+	int user;
+};
+
+static struct claim_code claim_code[CLAIM_MAX_CODE];
+
+/*
+ * BPF programs, kprobes instruction pages and ftrace trampolines, from
+ * /proc/kallsyms (kptr_restrict 1 for the read), into claim_code[]; their
+ * number, or -1.
+ */
+static int claim_read_code(void)
+{
+	static const char * const tags[CLAIM_USERS] = {
+		"[bpf]", "[__builtin__kprobes]", "[__builtin__ftrace]",
+	};
+	char line[512], kptr[16], tag[128];
+	unsigned long addr;
+	int n = 0, u, opened;
+	FILE *f;
+
+	if (jt_read(KPTR_RESTRICT, kptr, sizeof(kptr)) <= 0 ||
+	    jt_write(KPTR_RESTRICT, "1"))
+		return -1;
+	f = fopen("/proc/kallsyms", "r");
+	opened = !!f;
+	while (f && fgets(line, sizeof(line), f) && n < CLAIM_MAX_CODE) {
+		if (sscanf(line, "%lx %*s %*s %127s", &addr, tag) != 2)
+			continue;
+		for (u = 0; u < CLAIM_USERS; u++)
+			if (!strcmp(tag, tags[u])) {
+				claim_code[n].addr = addr;
+				claim_code[n++].user = u;
+			}
+	}
+	if (f)
+		fclose(f);
+	if (jt_write(KPTR_RESTRICT, kptr) || !opened)
+		return -1;
+	return n;
+}
+
+/*
+ * JIT code of claim_code[] (@n entries) that the kernel page tables map
+ * with entries smaller than 2 MiB, or not as executable at all, in one
+ * pass over the page-table dump; -1 if it cannot be read.
+ */
+static long claim_code_in_small_pages(int n)
+{
+	const char *path = jt_ptdump_path();
+	static char seen[CLAIM_MAX_CODE];
+	struct jt_pt_entry e;
+	char line[512];
+	long small = 0;
+	FILE *f;
+	int i;
+
+	f = path ? fopen(path, "r") : NULL;
+	if (!f)
+		return -1;
+	memset(seen, 0, sizeof(seen));
+	while (fgets(line, sizeof(line), f)) {
+		if (!jt_pt_parse(line, &e) || !e.exec)
+			continue;
+		for (i = 0; i < n; i++) {
+			if (seen[i] || claim_code[i].addr < e.start ||
+			    claim_code[i].addr >= e.end)
+				continue;
+			seen[i] = 1;
+			small += e.level_size < (2UL << 20);
+		}
+	}
+	fclose(f);
+	for (i = 0; i < n; i++)
+		small += !seen[i];
+	return small;
+}
+
 /*
  * Claim: JIT users never change the permissions of 4 KiB pages, so BPF
  * programs, a kprobe and ftrace trampolines split no direct-map PMD.
@@ -143,23 +229,31 @@ TEST(no_direct_map_splits_from_jit_users)
 /*
  * Claim (PMD mappings): the text of small JIT allocations lives in huge
  * pages, so the workload adds no 4 KiB executable translation to the
- * kernel page tables.  Stock 6.1 maps every trampoline and kprobe page,
- * and each new bpf_prog_pack, with 4 KiB PTEs.
+ * kernel page tables, and every BPF program, kprobes instruction page and
+ * ftrace trampoline kallsyms lists is mapped by a 2 MiB (or larger) one.
+ * Stock 6.1 maps every trampoline and kprobe page, and each new
+ * bpf_prog_pack, with 4 KiB PTEs.
  */
 TEST(jit_users_add_no_4k_exec_mappings)
 {
 	struct jt_pt_summary before, after;
 	struct claim_load w;
 	char why[128];
-	int loaded;
+	int loaded, code;
+	long small;
 
 	if (claim_skip(1, why, sizeof(why)))
 		SKIP(return, "%s", why);
 	ASSERT_EQ(0, jt_pt_scan(&before));
 	loaded = claim_load(&w);
 	ASSERT_EQ(0, jt_pt_scan(&after));
+	code = claim_read_code();
+	small = code > 0 ? claim_code_in_small_pages(code) : -1;
 	EXPECT_EQ(0, claim_unload(&w));
 	ASSERT_EQ(0, loaded) TH_LOG("workload: %s", strerror(errno));
+	ASSERT_LE(0, small) TH_LOG("cannot read /proc/kallsyms or the page-table dump");
+	printf("# JIT code in 4 KiB executable translations: %ld of %d\n",
+	       small, code);
 	printf("# 4 KiB executable translations: %ld before, %ld with the workload\n",
 	       before.exec_entries - before.exec_pmd,
 	       after.exec_entries - after.exec_pmd);
@@ -169,6 +263,12 @@ TEST(jit_users_add_no_4k_exec_mappings)
 		       "4 KiB executable translations: %ld before, %ld with the workload",
 		       before.exec_entries - before.exec_pmd,
 		       after.exec_entries - after.exec_pmd);
+	/* not a net count: each program, kprobes page and trampoline itself */
+	EXPECT_LE(CLAIM_PROGS + 1, code);
+	EXPECT_EQ(0, small)
+		TH_LOG(CLAIM_REFUTED
+		       "%ld of %d BPF programs, kprobes pages and ftrace trampolines in 4 KiB translations",
+		       small, code);
 }
 
 #define CLAIM_MAX_EXEC	4096
@@ -199,8 +299,6 @@ static int claim_exec_ranges(unsigned long (*r)[2], int max)
 	fclose(f);
 	return n;
 }
-
-#define KPTR_RESTRICT	"/proc/sys/kernel/kptr_restrict"
 
 /*
  * vmalloc areas that start in executable memory, from /proc/vmallocinfo.
@@ -241,11 +339,6 @@ static long claim_exec_areas(void)
 }
 
 #define CLAIM_MAX_AREAS	8192
-#define CLAIM_MAX_CODE	8192
-
-/* JIT code of the kinds kallsyms names, by the module tag it shows. */
-enum claim_user { CLAIM_BPF, CLAIM_KPROBES, CLAIM_FTRACE, CLAIM_USERS };
-
 /*
  * Kprobes instruction pages and ftrace trampolines that share no vmalloc
  * area with another user's code (a BPF program, or the other of the two),
@@ -255,18 +348,16 @@ enum claim_user { CLAIM_BPF, CLAIM_KPROBES, CLAIM_FTRACE, CLAIM_USERS };
 static long claim_private_code(long *found)
 {
 	static unsigned long areas[CLAIM_MAX_AREAS][2];
-	static struct { unsigned long addr; int user; } code[CLAIM_MAX_CODE];
-	static const char * const tags[CLAIM_USERS] = {
-		"[bpf]", "[__builtin__kprobes]", "[__builtin__ftrace]",
-	};
-	int n_areas = 0, n_code = 0, i, j, u;
-	char line[512], kptr[16], tag[128];
+	int n_areas = 0, n_code, i, j;
 	unsigned long start, end;
+	char line[512], kptr[16];
+	struct claim_code *code = claim_code;
 	long private = 0;
 	FILE *f;
 
 	*found = 0;
-	if (jt_read(KPTR_RESTRICT, kptr, sizeof(kptr)) <= 0 ||
+	n_code = claim_read_code();
+	if (n_code < 0 || jt_read(KPTR_RESTRICT, kptr, sizeof(kptr)) <= 0 ||
 	    jt_write(KPTR_RESTRICT, "1"))
 		return -1;
 	f = fopen("/proc/vmallocinfo", "r");
@@ -275,18 +366,6 @@ static long claim_private_code(long *found)
 			areas[n_areas][0] = start;
 			areas[n_areas++][1] = end;
 		}
-	if (f)
-		fclose(f);
-	f = fopen("/proc/kallsyms", "r");
-	while (f && fgets(line, sizeof(line), f) && n_code < CLAIM_MAX_CODE) {
-		if (sscanf(line, "%lx %*s %*s %127s", &start, tag) != 2)
-			continue;
-		for (u = 0; u < CLAIM_USERS; u++)
-			if (!strcmp(tag, tags[u])) {
-				code[n_code].addr = start;
-				code[n_code++].user = u;
-			}
-	}
 	if (f)
 		fclose(f);
 	if (jt_write(KPTR_RESTRICT, kptr) || !n_areas)
