@@ -10,7 +10,7 @@ cd /jitalloc || exit 1
 end=$(($(cut -d. -f1 /proc/uptime) + secs))
 rounds=0
 while [ "$(cut -d. -f1 /proc/uptime)" -lt "$end" ]; do
-	./jitalloc_control >/dev/null 2>&1
+	JT_CONTROL_ANY_KERNEL=1 ./jitalloc_control >/dev/null 2>&1
 	rounds=$((rounds + 1))
 done
 echo "### hangrate: $rounds rounds in ${secs}s"
