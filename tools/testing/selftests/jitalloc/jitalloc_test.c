@@ -1236,6 +1236,86 @@ TEST(kprobe_slots_from_cache)
  * Every huge page the jitalloc cache holds must be one read-only,
  * executable PMD entry, also while programs live in it.
  */
+#define ALIAS_PARAM	"/sys/module/" TESTMOD_NAME "/parameters/alias_of"
+#define MAX_ALIASES	(3 * MAX_HUGE_PAGES * 4)
+
+/*
+ * The linear-map aliases of the cache's huge pages are read-only as the
+ * page-table dump shows them.  The test module finds each alias with the
+ * core mm (vmalloc_to_page()), not with the allocator's own walk, which
+ * the pools' alias_writable key comes from: the first, a middle and the
+ * last page of every huge page of every pool.
+ */
+TEST(cache_page_aliases_read_only_in_ptdump)
+{
+	static unsigned long alias[MAX_ALIASES];
+	static char found[MAX_ALIASES];
+	unsigned long addrs[MAX_HUGE_PAGES];
+	long offs[3] = { 0, 1L << 20, (2L << 20) - getpagesize() };
+	const char *dir = JT_DEBUGFS "/jitalloc";
+	int n_alias = 0, missing = 0, writable = 0, i, k, j, n;
+	char path[512], buf[64], line[512];
+	struct jt_pt_entry e;
+	struct dirent *d;
+	FILE *f;
+	DIR *dp;
+
+	if (access("/proc/modules", F_OK))
+		SKIP(return, "kernel built without CONFIG_MODULES");
+	if (!jt_ptdump_path())
+		SKIP(return, NO_PTDUMP);
+	if (pools_sum("huge_pages") <= 0)
+		SKIP(return, "%s",
+		     no_pool_why("the cache holds no huge page (no PMD vmalloc mappings here)"));
+	jt_module_unload(TESTMOD_NAME);
+	ASSERT_EQ(0, jt_module_load(jt_testmod_path(), ""));
+	dp = opendir(dir);
+	ASSERT_NE(NULL, dp);
+	while ((d = readdir(dp))) {
+		if (!stats_file(d) || !strcmp(d->d_name, BLOCKS_FILE))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+		n = huge_page_addrs(path, addrs);
+		for (k = 0; k < n; k++) {
+			for (j = 0; j < 3 && n_alias < MAX_ALIASES; j++) {
+				snprintf(buf, sizeof(buf), "0x%lx", addrs[k] + offs[j]);
+				EXPECT_EQ(0, jt_write(ALIAS_PARAM, buf))
+					TH_LOG("no page behind 0x%lx", addrs[k] + offs[j]);
+				ASSERT_LT(0, jt_read(ALIAS_PARAM, buf, sizeof(buf)));
+				alias[n_alias++] = strtoul(buf, NULL, 16);
+			}
+		}
+	}
+	closedir(dp);
+	EXPECT_EQ(0, jt_module_unload(TESTMOD_NAME));
+	ASSERT_LT(0, n_alias) TH_LOG("no huge page listed in %s", dir);
+
+	/* one pass over the dump: every alias mapped, and read-only */
+	f = fopen(jt_ptdump_path(), "r");
+	ASSERT_NE(NULL, f);
+	memset(found, 0, sizeof(found));
+	while (fgets(line, sizeof(line), f)) {
+		if (!jt_pt_parse(line, &e))
+			continue;
+		for (i = 0; i < n_alias; i++) {
+			if (found[i] || alias[i] < e.start || alias[i] >= e.end)
+				continue;
+			found[i] = 1;
+			if (e.writable) {
+				writable++;
+				TH_LOG("alias 0x%lx is writable: %s", alias[i], line);
+			}
+		}
+	}
+	fclose(f);
+	for (i = 0; i < n_alias; i++)
+		missing += !found[i];
+	printf("# %d linear aliases of cache pages: %d writable, %d not in the dump\n",
+	       n_alias, writable, missing);
+	EXPECT_EQ(0, writable);
+	EXPECT_EQ(0, missing);
+}
+
 TEST(cache_huge_pages_pmd_mapped)
 {
 	int fds[32], i, pages;
@@ -1504,6 +1584,8 @@ TEST(trace_events_match_counters)
  * on x86 the 2 MiB test module's text (too big for a cache page) adds its
  * pages while loaded and takes them away on unload.
  */
+static long exec_vmalloc_kb(void);
+
 TEST(meminfo_jit_text)
 {
 	long kb, pages, pools, page_kb = getpagesize() / 1024;
@@ -1534,6 +1616,18 @@ TEST(meminfo_jit_text)
 	printf("# JitText %ld kB, the pools' pages and fallbacks %ld kB\n", kb, pools);
 	ASSERT_LE(0, pools);
 	EXPECT_LE(pools, kb);
+	/*
+	 * Not only the allocator's own counts: every page of a vmalloc area
+	 * that the page tables map executable is jit text on this kernel.
+	 */
+	if (jt_ptdump_path()) {
+		long exec = exec_vmalloc_kb();
+
+		printf("# executable vmalloc pages: %ld kB\n", exec);
+		ASSERT_LE(0, exec);
+		EXPECT_LE(exec, kb)
+			TH_LOG("JitText %ld kB, executable vmalloc %ld kB", kb, exec);
+	}
 
 	/* KUnit's cache_test_text_held_pages checks the movement everywhere */
 	ko_path(path, sizeof(path), BIGMOD_NAME ".ko");
@@ -1739,6 +1833,42 @@ static int claims_apply(char *why, size_t len)
 }
 
 #include "jitalloc_claims.h"
+
+/*
+ * Pages (pages=, in kB) of the vmalloc areas that start in executable
+ * memory, from /proc/vmallocinfo and the page-table dump; -1 if unread.
+ */
+static long exec_vmalloc_kb(void)
+{
+	static unsigned long ranges[CLAIM_MAX_EXEC][2];
+	unsigned long start, end;
+	char line[512], kptr[16], *p;
+	int n, i, opened;
+	long kb = 0;
+	FILE *f;
+
+	n = claim_exec_ranges(ranges, CLAIM_MAX_EXEC);
+	if (n < 0 || jt_read(KPTR_RESTRICT, kptr, sizeof(kptr)) <= 0 ||
+	    jt_write(KPTR_RESTRICT, "1"))
+		return -1;
+	f = fopen("/proc/vmallocinfo", "r");
+	opened = !!f;
+	while (f && fgets(line, sizeof(line), f)) {
+		p = strstr(line, " pages=");
+		if (!p || sscanf(line, "0x%lx-0x%lx", &start, &end) != 2)
+			continue;
+		for (i = 0; i < n; i++)
+			if (start >= ranges[i][0] && start < ranges[i][1]) {
+				kb += strtol(p + 7, NULL, 10) * (getpagesize() / 1024);
+				break;
+			}
+	}
+	if (f)
+		fclose(f);
+	if (jt_write(KPTR_RESTRICT, kptr) || !opened)
+		return -1;
+	return kb;
+}
 
 /*
  * Module data and init sections are page granular and get set_memory_ro();

@@ -17,8 +17,11 @@
 
 #include <linux/jump_label.h>
 #include <linux/kallsyms.h>
+#include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/mutex.h>
+#include <linux/vmalloc.h>
 /* also built against stock 6.1, which has no jit allocator */
 #if IS_ENABLED(CONFIG_JIT_ALLOC)
 #include <linux/jitalloc.h>
@@ -88,6 +91,51 @@ static const struct kernel_param_ops jt_patchable_ops = {
 	.get = jt_patchable_get,
 };
 module_param_cb(patchable, &jt_patchable_ops, NULL, 0444);
+
+/*
+ * The linear-map alias of a vmalloc address, as the core mm finds it:
+ * write the address to "alias_of", read the alias back from it.  The
+ * selftests look the alias up in the page-table dump, checking the cache's
+ * huge pages without the allocator's own page-table walk.
+ */
+static unsigned long jt_alias;
+static DEFINE_MUTEX(jt_alias_lock);
+
+static int jt_alias_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned long addr;
+	struct page *page;
+	int err = kstrtoul(val, 0, &addr);
+
+	if (err)
+		return err;
+	if (!is_vmalloc_addr((void *)addr) &&
+	    (addr < MODULES_VADDR || addr >= MODULES_END))
+		return -EINVAL;
+	page = vmalloc_to_page((void *)addr);
+	if (!page)
+		return -ENOENT;
+	mutex_lock(&jt_alias_lock);
+	jt_alias = (unsigned long)page_address(page) + offset_in_page(addr);
+	mutex_unlock(&jt_alias_lock);
+	return 0;
+}
+
+static int jt_alias_get(char *buf, const struct kernel_param *kp)
+{
+	unsigned long alias;
+
+	mutex_lock(&jt_alias_lock);
+	alias = jt_alias;
+	mutex_unlock(&jt_alias_lock);
+	return sprintf(buf, "0x%lx\n", alias);
+}
+
+static const struct kernel_param_ops jt_alias_ops = {
+	.set = jt_alias_set,
+	.get = jt_alias_get,
+};
+module_param_cb(alias_of, &jt_alias_ops, NULL, 0600);
 
 static noinline int jt_keyed(void)
 {
