@@ -301,16 +301,17 @@ static int claim_exec_ranges(unsigned long (*r)[2], int max)
 }
 
 /*
- * vmalloc areas that start in executable memory, from /proc/vmallocinfo.
- * Its %pK addresses are hashed unless kptr_restrict is 1 (then root sees
- * them): set it for the read, then put the old value back.
+ * vmalloc areas that start in executable memory, from /proc/vmallocinfo,
+ * and in *@kb (if not NULL) the kB of pages they have.  Its %pK addresses
+ * are hashed unless kptr_restrict is 1 (then root sees them): set it for
+ * the read, then put the old value back.
  */
-static long claim_exec_areas(void)
+static long claim_exec_areas(long *kb)
 {
 	static unsigned long ranges[CLAIM_MAX_EXEC][2];
 	unsigned long start, end;
-	char line[512], kptr[16];
-	long areas = 0;
+	char line[512], kptr[16], *p;
+	long areas = 0, pages = 0;
 	int n, i;
 	FILE *f;
 
@@ -328,6 +329,8 @@ static long claim_exec_areas(void)
 			continue;
 		for (i = 0; i < n; i++)
 			if (start >= ranges[i][0] && start < ranges[i][1]) {
+				p = strstr(line, " pages=");
+				pages += p ? strtol(p + 7, NULL, 10) : 0;
 				areas++;
 				break;
 			}
@@ -335,6 +338,8 @@ static long claim_exec_areas(void)
 	fclose(f);
 	if (jt_write(KPTR_RESTRICT, kptr))
 		return -1;
+	if (kb)
+		*kb = pages * (getpagesize() / 1024);
 	return areas;
 }
 
@@ -409,10 +414,10 @@ TEST(jit_users_share_exec_areas)
 
 	if (claim_skip(1, why, sizeof(why)))
 		SKIP(return, "%s", why);
-	before = claim_exec_areas();
+	before = claim_exec_areas(NULL);
 	ASSERT_LE(0, before) TH_LOG("cannot read ptdump or /proc/vmallocinfo");
 	loaded = claim_load(&w);
-	after = claim_exec_areas();
+	after = claim_exec_areas(NULL);
 	private = claim_private_code(&code);
 	EXPECT_EQ(0, claim_unload(&w));
 	ASSERT_EQ(0, loaded) TH_LOG("workload: %s", strerror(errno));

@@ -1584,7 +1584,7 @@ TEST(trace_events_match_counters)
  * on x86 the 2 MiB test module's text (too big for a cache page) adds its
  * pages while loaded and takes them away on unload.
  */
-static long exec_vmalloc_kb(void);
+static long claim_exec_areas(long *kb);
 
 TEST(meminfo_jit_text)
 {
@@ -1621,10 +1621,10 @@ TEST(meminfo_jit_text)
 	 * that the page tables map executable is jit text on this kernel.
 	 */
 	if (jt_ptdump_path()) {
-		long exec = exec_vmalloc_kb();
+		long exec = -1;
 
+		ASSERT_LE(0, claim_exec_areas(&exec));
 		printf("# executable vmalloc pages: %ld kB\n", exec);
-		ASSERT_LE(0, exec);
 		EXPECT_LE(exec, kb)
 			TH_LOG("JitText %ld kB, executable vmalloc %ld kB", kb, exec);
 	}
@@ -1833,42 +1833,6 @@ static int claims_apply(char *why, size_t len)
 }
 
 #include "jitalloc_claims.h"
-
-/*
- * Pages (pages=, in kB) of the vmalloc areas that start in executable
- * memory, from /proc/vmallocinfo and the page-table dump; -1 if unread.
- */
-static long exec_vmalloc_kb(void)
-{
-	static unsigned long ranges[CLAIM_MAX_EXEC][2];
-	unsigned long start, end;
-	char line[512], kptr[16], *p;
-	int n, i, opened;
-	long kb = 0;
-	FILE *f;
-
-	n = claim_exec_ranges(ranges, CLAIM_MAX_EXEC);
-	if (n < 0 || jt_read(KPTR_RESTRICT, kptr, sizeof(kptr)) <= 0 ||
-	    jt_write(KPTR_RESTRICT, "1"))
-		return -1;
-	f = fopen("/proc/vmallocinfo", "r");
-	opened = !!f;
-	while (f && fgets(line, sizeof(line), f)) {
-		p = strstr(line, " pages=");
-		if (!p || sscanf(line, "0x%lx-0x%lx", &start, &end) != 2)
-			continue;
-		for (i = 0; i < n; i++)
-			if (start >= ranges[i][0] && start < ranges[i][1]) {
-				kb += strtol(p + 7, NULL, 10) * (getpagesize() / 1024);
-				break;
-			}
-	}
-	if (f)
-		fclose(f);
-	if (jt_write(KPTR_RESTRICT, kptr) || !opened)
-		return -1;
-	return kb;
-}
 
 /*
  * Module data and init sections are page granular and get set_memory_ro();
