@@ -157,6 +157,9 @@ for p in "$BUILD"/series/[0-9][0-9][0-9][0-9]-*.patch; do
 	[ -f "$p" ] || { one "exported series present" false; break; }
 	one "checkpatch exported ${p##*/}" checkpatch_exported "$p"
 done
+# where each test runs, as README links it: generated, never stale
+one "harness/COVERAGE.md matches expected-cases and expected-skips" \
+	python3 "$TOP/harness/coverage.py" --check "$TOP/harness/COVERAGE.md"
 echo "done in $(($(date +%s) - start))s"
 echo "checks: $pass passed, $fail failed"
 echo "$pass $fail 0" >>"$totals"
