@@ -41,13 +41,16 @@ for v in stock default; do
 			fault=$((fault + 1)) kind="QEMU timer fault"
 		elif grep -qa '^### vcpu dump: no end' "$log"; then
 			silent=$((silent + 1)) kind="no end"
+			# what the hang detectors said before the timeout, if anything
+			report=$(tr -d '\r' <"$log" | grep -a -m1 -oE 'soft lockup - CPU#[0-9]+ stuck|blocked for more than [0-9]+ seconds|rcu: INFO: [^(]*stall|workqueue lockup')
+			[ -n "$report" ] && kind="no end ($report)"
 		else
 			other=$((other + 1)) kind="failed"
 		fi
 		echo "$arch-$v boot $i: $kind; $(grep -a '^vcpu ' "$log" | tr -d '\r' | paste -sd ';' -) (build/logs/hangrate/$arch-$v-$i.log)" |
 			tee -a "$summary"
 	done
-	echo "$arch-$v: $boots boots: $ok finished, $fault stopped at QEMU's timer fault, $silent silent with no end, $other failed otherwise" |
+	echo "$arch-$v: $boots boots: $ok finished, $fault stopped at QEMU's timer fault, $silent with no end by the timeout, $other failed otherwise" |
 		tee -a "$summary"
 done
 echo "(summary in ${summary#$TOP/})"
