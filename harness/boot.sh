@@ -137,6 +137,11 @@ console_problem() {
 # console, is booted once more; it is counted as a flake (a line in
 # build/logs/flakes that make test prints), and its console is kept as
 # *-hung.log.  A second hang, or anything else wrong printed, fails.
+# The first report of a hang detector on the console, or nothing.
+hang_report() {
+	tr -d '\r' <"$log" |
+	grep -a -m1 -oE 'INFO: task .* blocked for more than [0-9]+ seconds|soft lockup - CPU#[0-9]+ stuck for [0-9]+s|workqueue lockup|rcu: INFO: [^(]*detected stalls?|rcu_tasks.* detected stalls|INFO: rcu_tasks[^(]*'
+}
 qemu_timer_fault() {
 	tr -d '\r' <"$log" |
 	grep -qaE "Possible timer handling issue on cpu=|kthread timer wakeup didn't happen"
@@ -152,17 +157,23 @@ qemu+=(-monitor "unix:$mon,server,nowait")
 # monitor's whole answer into *-vcpus.txt beside it, and stop QEMU:
 # status 124, as timeout(1) gives.
 run_qemu() {
-	local pid rc why t0
+	local pid rc why t0 reported=
 	t0=$(date +%s)
 	rm -f "$mon"
 	"${qemu[@]}" </dev/null >>"$log" 2>&1 &
 	pid=$!
 	while kill -0 "$pid" 2>/dev/null; do
 		sleep 2
-		if [ $(($(date +%s) - t0)) -ge "$timeout" ]; then
-			why="no end after ${timeout}s"
-		elif [ "$arch" = x86_64 ] && [ "$accel" = tcg ] && qemu_timer_fault; then
+		# a hang detector's report fails the boot whatever follows: stop
+		# 15 s after it (the rest of the report, and on x86 the timer
+		# fault's own lines, come first), not at the timeout
+		[ -z "$reported" ] && hang_report && reported=$(date +%s)
+		if [ "$arch" = x86_64 ] && [ "$accel" = tcg ] && qemu_timer_fault; then
 			why="QEMU TCG timer fault after $(($(date +%s) - t0))s"
+		elif [ -n "$reported" ] && [ $(($(date +%s) - reported)) -ge 15 ]; then
+			why="hang detector's report after $((reported - t0))s: $(hang_report)"
+		elif [ $(($(date +%s) - t0)) -ge "$timeout" ]; then
+			why="no end after ${timeout}s"
 		else
 			continue
 		fi
@@ -222,6 +233,8 @@ if [ $rc -eq 124 ] || [ $rc -eq 137 ]; then
 	problem="guest did not finish within ${timeout}s"
 	grep -qa '^### vcpu dump: QEMU TCG timer fault' "$log" &&
 		problem="guest stopped at QEMU's TCG timer fault (a vCPU's timer never fired)"
+	grep -qa "^### vcpu dump: hang detector's report" "$log" &&
+		problem="guest stopped: $(grep -a -m1 "^### vcpu dump: hang detector's report" "$log" | sed 's/^### vcpu dump: //')"
 elif [ $rc -ne 0 ]; then
 	problem="qemu exited with status $rc"
 fi
