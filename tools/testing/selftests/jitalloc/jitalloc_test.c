@@ -1584,7 +1584,7 @@ TEST(trace_events_match_counters)
  * on x86 the 2 MiB test module's text (too big for a cache page) adds its
  * pages while loaded and takes them away on unload.
  */
-static long claim_exec_areas(long *kb);
+static long claim_exec_areas(long *kb, long *small);
 
 TEST(meminfo_jit_text)
 {
@@ -1623,7 +1623,7 @@ TEST(meminfo_jit_text)
 	if (jt_ptdump_path()) {
 		long exec = -1;
 
-		ASSERT_LE(0, claim_exec_areas(&exec));
+		ASSERT_LE(0, claim_exec_areas(&exec, NULL));
 		printf("# executable vmalloc pages: %ld kB\n", exec);
 		EXPECT_LE(exec, kb)
 			TH_LOG("JitText %ld kB, executable vmalloc %ld kB", kb, exec);
