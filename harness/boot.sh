@@ -137,6 +137,12 @@ console_problem() {
 # console, is booted once more; it is counted as a flake (a line in
 # build/logs/flakes that make test prints), and its console is kept as
 # *-hung.log.  A second hang, or anything else wrong printed, fails.
+# The same fault shows a second way, stock 6.1 included (make hangrate):
+# a soft lockup or RCU stall of a CPU that waits in text_poke_bp_batch()'s
+# IPI while the other vCPU sits at one instruction with interrupts off in
+# every sample of the vCPU dump, outside any lock-spinning function (a
+# deadlock of the kernel's own spins there, or a sleeping task - the
+# hung-task report - is never taken for it).
 # The first report of a hang detector on the console, or nothing.
 hang_report() {
 	tr -d '\r' <"$log" |
@@ -145,6 +151,17 @@ hang_report() {
 qemu_timer_fault() {
 	tr -d '\r' <"$log" |
 	grep -qaE "Possible timer handling issue on cpu=|kthread timer wakeup didn't happen"
+}
+qemu_ipi_fault() {
+	local vcpus
+	vcpus=$(grep -a '^vcpu [0-9]*: ' "$log" | tr -d '\r')
+	tr -d '\r' <"$log" |
+		grep -qaE 'soft lockup - CPU#[0-9]+ stuck|rcu: INFO: [^(]*detected stall' &&
+		tr -d '\r' <"$log" | grep -qa 'text_poke_bp_batch' &&
+		echo "$vcpus" | grep -q 'smp_call_function_many_cond+.*(running)' &&
+		echo "$vcpus" | grep -v 'smp_call_function_many_cond' |
+		grep -E 'irqs off pc fixed' |
+		grep -qvE ' [^ ]*(spin|lock|mutex|rwsem|rwbase|bit_wait|csd)[^ ]*\+0x'
 }
 # QEMU's monitor on a socket of its own, to ask a stuck guest where each
 # vCPU is (harness/qemu_monitor.py).
@@ -204,12 +221,14 @@ while :; do
 	   { [ $rc -eq 124 ] || [ $rc -eq 137 ]; } &&
 	   ! grep -qa "### jitalloc scenario $scenario end" "$log" &&
 	   ! tr -d '\r' <"$log" | grep -qaE '^ *not ok ' &&
-	   { [ -z "$(console_problem)" ] || qemu_timer_fault; }; then
+	   { [ -z "$(console_problem)" ] || qemu_timer_fault || qemu_ipi_fault; }; then
 		hung=${log%.log}-hung.log
 		cp "$log" "$hung"
 		: >"$log"
 		why="silent hang"
 		qemu_timer_fault && why="a CPU's timer stopped (QEMU TCG)"
+		qemu_ipi_fault &&
+			why="a vCPU stopped at one instruction, interrupts off, under text_poke_bp_batch()'s IPI (QEMU TCG)"
 		printf '(%s, console kept in %s; booting again) ' \
 			"$why" "${hung#$TOP/}"
 		echo "flake: $arch-$variant $scenario: $why, booted again (console: ${hung#$TOP/}; $(grep -a '^vcpu ' "$hung" | tr -d '\r' | paste -sd ';' -))" \

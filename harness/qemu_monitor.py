@@ -1,15 +1,22 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """Where every vCPU of a stuck guest is: ask QEMU's human monitor (a unix
-socket, -monitor unix:PATH,server,nowait) for "info cpus" and
-"info registers -a", and name each vCPU's program counter with the
-kernel's System.map.
+socket, -monitor unix:PATH,server,nowait) for "info cpus" and, three times
+a second apart, "info registers -a"; name each vCPU's program counter with
+the kernel's System.map and read the byte there ("x /1bx", through that
+vCPU's page tables).
 
 Usage: qemu_monitor.py SOCKET SYSTEM_MAP OUT CONSOLE_LOG
-Writes the monitor's answers and one line per vCPU, "vcpu N: pc=ADDR
-SYMBOL+OFF (halted|running)", to OUT; prints those lines.  The KASLR
-offset comes from the line "### kernel _stext ADDR" the guest's /init
-prints to CONSOLE_LOG.  Exit status 1 when the monitor cannot be reached.
+Writes the monitor's answers and one line per vCPU to OUT and prints the
+lines:
+
+  vcpu N: pc=ADDR SYMBOL+OFF (halted|running) [irqs off] [pc fixed]
+          [byte 0xNN]
+
+"irqs off": x86's RFLAGS.IF clear in every sample; "pc fixed": the same
+program counter in all three samples.  The KASLR offset comes from the
+line "### kernel _stext ADDR" the guest's /init prints to CONSOLE_LOG.
+Exit status 1 when the monitor cannot be reached.
 """
 import bisect
 import re
@@ -18,12 +25,16 @@ import sys
 import time
 
 PROMPT = b"(qemu) "
+SAMPLES = 3
 
 
 def ask(sock, command, timeout=10.0):
     """Send @command and read up to the next prompt."""
     if command:
-        sock.sendall(command.encode() + b"\n")
+        try:
+            sock.sendall(command.encode() + b"\n")
+        except OSError:
+            return ""  # QEMU has gone
     out = b""
     end = time.time() + timeout
     while time.time() < end:
@@ -76,6 +87,22 @@ def symbolize(pc, addrs, names):
     return "%s+0x%x" % (names[i], pc - addrs[i])
 
 
+def registers(text):
+    """{cpu: (pc, irqs_off, halted)} from one "info registers -a"."""
+    cpus = {}
+    # x86: "CPU#1" then RIP=... RFL=...; arm64: "CPU#1" then " PC=..."
+    for block in re.split(r"\n(?=CPU#\d+)", text):
+        m = re.match(r"CPU#(\d+)", block)
+        pc = re.search(r"\b(?:RIP|PC)=([0-9a-fA-F]+)", block)
+        if not m or not pc:
+            continue
+        rfl = re.search(r"\bRFL=([0-9a-fA-F]+)", block)
+        irqs_off = bool(rfl) and not int(rfl.group(1), 16) & 0x200
+        cpus[int(m.group(1))] = (int(pc.group(1), 16), irqs_off,
+                                 bool(re.search(r"\bHLT=1\b", block)))
+    return cpus
+
+
 def main():
     if len(sys.argv) != 5:
         sys.exit("usage: qemu_monitor.py SOCKET SYSTEM_MAP OUT CONSOLE_LOG")
@@ -89,7 +116,19 @@ def main():
         sys.exit(1)
     ask(sock, "")
     cpus = ask(sock, "info cpus")
-    regs = ask(sock, "info registers -a", timeout=20.0)
+    raw, samples = [], []
+    for i in range(SAMPLES):
+        if i:
+            time.sleep(1.0)
+        raw.append(ask(sock, "info registers -a", timeout=20.0))
+        samples.append(registers(raw[-1]))
+    first = samples[0]
+    code = {}
+    for n, (pc, _, _) in first.items():
+        ask(sock, "cpu %d" % n)
+        m = re.search(r":\s*0x([0-9a-fA-F]{2})\b", ask(sock, "x /1bx 0x%x" % pc))
+        if m:
+            code[n] = int(m.group(1), 16)
     sock.close()
 
     addrs, names = load_symbols(sysmap)
@@ -98,20 +137,21 @@ def main():
     for m in re.finditer(r"CPU #(\d+):[^\n]*", cpus):
         halted[int(m.group(1))] = "halted" in m.group(0)
     lines = []
-    # x86: "CPU#1" then RIP=...; arm64: "CPU#1" then " PC=..."
-    for block in re.split(r"\n(?=CPU#\d+)", regs):
-        m = re.match(r"CPU#(\d+)", block)
-        pc = re.search(r"\b(?:RIP|PC)=([0-9a-fA-F]+)", block)
-        if not m or not pc:
-            continue
-        n, addr = int(m.group(1)), int(pc.group(1), 16)
+    for n, (pc, _, hlt) in sorted(first.items()):
+        seen = [s.get(n) for s in samples]
         # x86 shows HLT=1 in its registers, other targets in "info cpus"
-        hlt = re.search(r"\bHLT=1\b", block) or halted.get(n)
-        lines.append("vcpu %d: pc=0x%x %s (%s)" %
-                     (n, addr, symbolize(addr - offset, addrs, names),
-                      "halted" if hlt else "running"))
+        line = "vcpu %d: pc=0x%x %s (%s)" % (
+            n, pc, symbolize(pc - offset, addrs, names),
+            "halted" if hlt or halted.get(n) else "running")
+        if all(s and s[1] for s in seen):
+            line += " irqs off"
+        if all(s and s[0] == pc for s in seen):
+            line += " pc fixed"
+        if n in code:
+            line += " byte 0x%02x" % code[n]
+        lines.append(line)
     with open(out, "w") as f:
-        f.write(cpus + "\n" + regs + "\n" + "\n".join(lines) + "\n")
+        f.write(cpus + "\n" + "\n".join(raw) + "\n" + "\n".join(lines) + "\n")
     for line in lines or ["vcpu dump: the monitor listed no vCPU registers"]:
         print(line)
 

@@ -156,10 +156,10 @@ if [ -n "$failures" ]; then
 fi
 
 if [ -s "$LOGS/flakes" ]; then
-	echo "flakes (boots repeated after a silent hang): $(wc -l <"$LOGS/flakes")"
+	echo "flakes (x86_64 boots repeated after a known QEMU TCG fault): $(wc -l <"$LOGS/flakes")"
 	sed 's/^/  /' "$LOGS/flakes"
 else
-	echo "flakes (boots repeated after a silent hang): 0"
+	echo "flakes (x86_64 boots repeated after a known QEMU TCG fault): 0"
 fi
 # apart: tests run in guests, static checks, the negative control
 awk '{k = $4 == "" ? "runtime" : $4; p[k] += $1; f[k] += $2; s[k] += $3}
