@@ -272,7 +272,11 @@ else
 	esac
 fi
 
+# why the boot failed, for the totals of make test (harness/test.sh)
+why_file=$LOGS/why-$arch-$variant-$scenario
+rm -f "$why_file"
 if [ -n "$problem" ]; then
+	echo "$problem" | cut -c1-300 >"$why_file"
 	echo "FAILED after ${dur}s"
 	echo "boot $arch-$variant: $problem (log: ${log#$TOP/})"
 	echo "--- last 50 console lines:"

@@ -29,7 +29,7 @@ CASES=$TOP/harness/expected-cases
 
 totals=$LOGS/test-totals
 : >"$totals"
-# boot.sh appends a line per boot it had to repeat (a silent x86 TCG hang)
+# boot.sh appends a line per boot it had to repeat (a known x86 TCG fault)
 : >"$LOGS/flakes"
 start=$(date +%s)
 
@@ -40,6 +40,17 @@ start=$(date +%s)
 fail_step() {
 	echo "FAIL $1"
 	echo "0 1 0 ${2:-runtime}" >>"$totals"
+}
+
+# Boot ARCH VARIANT SCENARIO; a failed boot is a failed step named STEP,
+# with boot.sh's reason (a hang detector's report, a panic, a timeout).
+boot_step() {
+	local step=$1 why
+	shift
+	"$TOP/harness/boot.sh" "$@" && return 0
+	why=$(cat "$LOGS/why-$1-$2-$3" 2>/dev/null)
+	fail_step "$step${why:+: $why}"
+	return 1
 }
 
 # Run a result parser; one that stops without adding its line to the
@@ -82,15 +93,14 @@ run_all() {
 			continue
 		fi
 		if [ "$variant" = stock ]; then
-			"$TOP/harness/boot.sh" "$arch" "$variant" control ||
-				fail_step "$label: boot"
+			boot_step "$label: boot" "$arch" "$variant" control
 			counted control "$label" python3 "$TOP/harness/parse_results.py" \
 				"$LOGS/console-$label-control.log" --label "$label" \
 				--expect-fail jitalloc_control --expected-cases "$CASES" \
 				--totals "$totals"
 			continue
 		fi
-		"$TOP/harness/boot.sh" "$arch" "$variant" test || fail_step "$label: boot"
+		boot_step "$label: boot" "$arch" "$variant" test
 		# Each variant lists the skips it expects; any other skip fails.
 		skips=$TOP/harness/expected-skips/$label
 		[ -f "$skips" ] || skips=/dev/null
@@ -102,21 +112,18 @@ run_all() {
 			"${require[@]}" --totals "$totals"
 		# The iTLB model the bench relies on, against known answers.
 		if [ "$variant" = default ]; then
-			if "$TOP/harness/boot.sh" "$arch" "$variant" itlb; then
+			if boot_step "$label: iTLB model boot" "$arch" "$variant" itlb; then
 				counted runtime "$label-itlb-model" python3 "$TOP/harness/itlb_check.py" \
 					"$LOGS/console-$label-itlb.log" \
 					"$LOGS/itlb-$label-itlb.txt" --arch "$arch" \
 					--label "$label-itlb-model" --require-thp \
 					--totals "$totals"
-			else
-				fail_step "$label: iTLB model boot"
 			fi
 		fi
 		# The cache switched off at boot: text page-granular, still
 		# read-only from the start; the cache's tests skip saying so.
 		if [ "$arch" = x86_64 ] && [ "$variant" = default ]; then
-			"$TOP/harness/boot.sh" "$arch" "$variant" cacheoff ||
-				fail_step "$label: cacheoff boot"
+			boot_step "$label: cacheoff boot" "$arch" "$variant" cacheoff
 			counted runtime "$label-cacheoff" python3 "$TOP/harness/parse_results.py" \
 				"$LOGS/console-$label-cacheoff.log" --label "$label-cacheoff" \
 				--kunit $KUNIT_SUITES --selftest $SELFTESTS \
@@ -127,8 +134,7 @@ run_all() {
 		# KPTI switched on after the CPUs came up (nokaslr kpti=1), on a
 		# CPU with BTI: jit memory mapped afterwards is non-global too.
 		if [ "$arch" = arm64 ] && [ "$variant" = default ]; then
-			"$TOP/harness/boot.sh" "$arch" "$variant" kpti ||
-				fail_step "$label: kpti boot"
+			boot_step "$label: kpti boot" "$arch" "$variant" kpti
 			counted runtime "$label-kpti" python3 "$TOP/harness/parse_results.py" \
 				"$LOGS/console-$label-kpti.log" --label "$label-kpti" \
 				--selftest jitalloc_prot --require "### cpu has BTI" \
