@@ -89,15 +89,7 @@ unclaimed=$(cd "$TOP" && for r in $OVERLAY_ROOTS; do [ -d "$r" ] && find "$r" -t
 	sort | comm -23 - <(sort "$claimed"))
 rm -f "$claimed"
 if [ -n "$unclaimed" ]; then
-	echo "$unclaimed" | while read -r f; do
-		mkdir -p "$work/$(dirname "$f")"
-		cp "$TOP/$f" "$work/$f"
-		git_w add -f "$f"
-	done
-	git_w commit -q -m "jitalloc: add tests and documentation
-
-Files of the series that no earlier patch adds:
-$(echo "$unclaimed" | sed 's/^/  /')"
+	die "no patch adds $(echo "$unclaimed" | paste -sd ' ' -): name each in an \"Adds:\" line of the patch that brings it"
 fi
 
 for d in "$staged"/*.diff; do
