@@ -6,7 +6,8 @@
 # include/linux/jitalloc.h), Documentation/admin-guide/mm (the operator's
 # guide) and Documentation/filesystems (proc.rst's JitText).
 #
-# Fails, with one "file:line: message" line per warning, on any Sphinx or
+# Fails, with one "file:line: message" line per warning, on a line of the
+# series' .rst files wider than 80 columns, on any Sphinx or
 # kernel-doc warning in the jitalloc .rst files, in the lines the series
 # adds to proc.rst, or in the kernel-doc of mm/jitalloc*.[ch],
 # include/linux/jitalloc.h and include/trace/events/jitalloc.h; and when a
@@ -128,6 +129,16 @@ done < <(awk '
 	}
 	/^$/ || /^[^ \t]/ { in_dir = 0; list = 0 }
 ' "$rst")
+
+# The series' documents keep to 80 columns (the kernel's rule for text).
+wide=0
+for f in Documentation/mm/jitalloc.rst Documentation/admin-guide/mm/jitalloc.rst; do
+	while IFS=: read -r lineno cols; do
+		echo "docs: FAIL $f:$lineno: $cols columns (at most 80)"
+		wide=$((wide + 1))
+	done < <(awk '{ n = length($0) } n > 80 { print FNR ":" n }' "$src/$f")
+done
+missing=$((missing + wide))
 
 elapsed=$(($(date +%s) - start))
 echo "docs: $((ours + missing)) problems in the series' documentation," \

@@ -15,9 +15,9 @@
  * pointers it did not hand out and the update helpers refuse writes that do
  * not lie inside one allocation.
  *
- * Text may be mapped read-only (%JIT_ALLOC_USE_TEXT_POKE); all writes into
- * it must then go through jit_update_copy() and jit_update_set(), which use
- * the architecture's text poking.
+ * Text may be mapped read-only (%JIT_PROT_ROX); all writes into it must
+ * then go through jit_update_copy() and jit_update_set(), which use the
+ * architecture's text poking.
  *
  * Every function here may sleep: process context only.
  */
@@ -477,7 +477,8 @@ static void *__jit_alloc(const struct jit_alloc_ctx *ctx,
 		if (p->text_fill)
 			jit_fill_alias(addr, len, p->text_fill);
 	}
-	if (text && (p->flags & JIT_ALLOC_USE_TEXT_POKE))
+	/* not writable through its own mapping: written by text poking */
+	if (text && as->prot == JIT_PROT_ROX)
 		area |= JIT_AREA_POKE;
 	if ((area & JIT_AREA_ALIAS) && jit_protect_aliases(addr, len))
 		goto err_free;
@@ -1028,34 +1029,6 @@ pgprot_t __weak jit_arch_rox_pgprot(void)
 	/* jit_params_valid() refuses JIT_PROT_ROX where this is reached */
 	return PAGE_KERNEL;
 #endif
-}
-
-/**
- * jit_prot_pgprot() - the page table protections of a kind of protection
- * @prot: the kind; %JIT_PROT_DEFAULT is taken as %JIT_PROT_RW
- *
- * Evaluated each time memory is mapped, never stored: on arm64 the value of
- * %PAGE_KERNEL changes when KPTI makes kernel mappings non-global after
- * the secondary CPUs came up, and read-only executable memory gets the BTI
- * guard bit only where every CPU has BTI.
- *
- * Return: the protections.
- */
-pgprot_t jit_prot_pgprot(enum jit_prot prot)
-{
-	switch (prot) {
-	case JIT_PROT_RWX:
-#ifdef PAGE_KERNEL_RWX
-		/* parisc: its PAGE_KERNEL_EXEC is read-only */
-		return PAGE_KERNEL_RWX;
-#else
-		return PAGE_KERNEL_EXEC;
-#endif
-	case JIT_PROT_ROX:
-		return jit_arch_rox_pgprot();
-	default:
-		return PAGE_KERNEL;
-	}
 }
 
 /**

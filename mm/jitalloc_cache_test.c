@@ -24,6 +24,9 @@
 #include <linux/slab.h>
 #include <linux/vmstat.h>
 #include <linux/vmalloc.h>
+#ifdef CONFIG_X86
+#include <asm/alternative.h>
+#endif
 
 #include "internal.h"
 #include "jitalloc_cache.h"

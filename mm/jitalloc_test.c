@@ -681,8 +681,8 @@ static void jit_test_free_under_failslab(struct kunit *test)
 	int i, n, stale = 0, met = 0;
 	void **p;
 
+	/* read-only text where the architecture has PAGE_KERNEL_ROX */
 	jit_test_params(&params);
-	params.flags |= JIT_ALLOC_USE_TEXT_POKE;
 	ctx = jit_test_ctx(test, &params);
 	p = kunit_kcalloc(test, JIT_TEST_FAIL_AREAS, sizeof(*p), GFP_KERNEL);
 	KUNIT_ASSERT_NOT_NULL(test, p);

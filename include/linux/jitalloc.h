@@ -22,9 +22,6 @@
  * @JIT_ALLOC_KASAN_SHADOW: allocate KASAN shadow for each allocation;
  *	needed where the placement range is not covered by the vmalloc
  *	shadow (KASAN without KASAN_VMALLOC).
- * @JIT_ALLOC_USE_TEXT_POKE: text allocations are not writable through
- *	their own mapping; jit_update_copy() and jit_update_set() write them
- *	with the architecture's text poking primitives.
  * @JIT_ALLOC_GROUP_PAGES: set_memory_*() on jit memory also changes its
  *	direct-map alias, splitting large direct-map pages; with
  *	CONFIG_JIT_ALLOC_CACHE, page-granular allocations take their pages
@@ -44,14 +41,12 @@
  */
 enum jit_alloc_flags {
 	JIT_ALLOC_KASAN_SHADOW	= (1 << 0),
-	JIT_ALLOC_USE_TEXT_POKE	= (1 << 1),
 	JIT_ALLOC_GROUP_PAGES	= (1 << 2),
 	JIT_ALLOC_RANDOMIZE	= (1 << 3),
 	JIT_ALLOC_CACHE_TOP_DOWN = (1 << 4),
 };
 
 #define JIT_ALLOC_FLAGS_MASK	(JIT_ALLOC_KASAN_SHADOW | \
-				 JIT_ALLOC_USE_TEXT_POKE | \
 				 JIT_ALLOC_GROUP_PAGES | \
 				 JIT_ALLOC_RANDOMIZE | \
 				 JIT_ALLOC_CACHE_TOP_DOWN)
@@ -200,14 +195,35 @@ int jit_arch_text_copy(void *dst, const void *src, size_t len);
 int jit_arch_text_set(void *dst, int c, size_t len);
 /* Protections of memory mapped read-only and executable from the start. */
 pgprot_t jit_arch_rox_pgprot(void);
-pgprot_t jit_prot_pgprot(enum jit_prot prot);
 
-#if defined(CONFIG_X86) && defined(CONFIG_MITIGATION_ITS) && defined(CONFIG_MODULES)
-/* x86 ITS thunks of a fake module, arch/x86/kernel/alternative.c */
-struct module;
-void *its_kunit_make_thunks(struct module *mod, int nr);
-void its_kunit_free_thunks(struct module *mod);
+/**
+ * jit_prot_pgprot() - the page table protections of a kind of protection
+ * @prot: the kind; %JIT_PROT_DEFAULT is taken as %JIT_PROT_RW
+ *
+ * Evaluated each time memory is mapped, never stored: on arm64 the value of
+ * %PAGE_KERNEL changes when KPTI makes kernel mappings non-global after
+ * the secondary CPUs came up, and read-only executable memory gets the BTI
+ * guard bit only where every CPU has BTI.
+ *
+ * Return: the protections.
+ */
+static inline pgprot_t jit_prot_pgprot(enum jit_prot prot)
+{
+	switch (prot) {
+	case JIT_PROT_RWX:
+#ifdef PAGE_KERNEL_RWX
+		/* parisc: its PAGE_KERNEL_EXEC is read-only */
+		return PAGE_KERNEL_RWX;
+#else
+		return PAGE_KERNEL_EXEC;
 #endif
+	case JIT_PROT_ROX:
+		return jit_arch_rox_pgprot();
+	default:
+		return PAGE_KERNEL;
+	}
+}
+
 unsigned long jit_text_held_pages(void);
 
 #else /* CONFIG_JIT_ALLOC */
