@@ -114,24 +114,13 @@ static enum jit_alloc_type jit_area_type(unsigned long area)
 	return type && type <= JIT_TYPE_NR ? type - 1 : JIT_TYPE_NR;
 }
 
-static const char * const jit_type_names[JIT_TYPE_NR] = {
-	[JIT_TYPE_MODULE_TEXT]	= "modules",
-	[JIT_TYPE_MODULE_DATA]	= "module_data",
-	[JIT_TYPE_MODULE_INIT]	= "module_init",
-	[JIT_TYPE_KPROBES]	= "kprobes",
-	[JIT_TYPE_FTRACE]	= "ftrace",
-	[JIT_TYPE_BPF]		= "bpf",
-	[JIT_TYPE_BPF_TRAMPOLINE] = "bpf_trampoline",
-	[JIT_TYPE_ITS]		= "its",
-};
-
 /* Who an area is for, for the trace events. */
 static const char *jit_area_user(unsigned long area)
 {
 	enum jit_alloc_type type = jit_area_type(area);
 
 	if (type < JIT_TYPE_NR)
-		return jit_type_names[type];
+		return jit_type_name(type);
 	return area & JIT_AREA_TEXT ? "text" : "data";
 }
 
@@ -512,16 +501,6 @@ err_free:
 /* Pool serving each text type the architecture marked cacheable. */
 static struct jit_cache_pool *jit_pools[JIT_TYPE_NR] __ro_after_init;
 
-static const enum jit_cache_user jit_cache_users[JIT_TYPE_NR] = {
-	[JIT_TYPE_MODULE_TEXT]	= JIT_CACHE_USER_MODULES,
-	[JIT_TYPE_MODULE_INIT]	= JIT_CACHE_USER_MODULE_INIT,
-	[JIT_TYPE_KPROBES]	= JIT_CACHE_USER_KPROBES,
-	[JIT_TYPE_FTRACE]	= JIT_CACHE_USER_FTRACE,
-	[JIT_TYPE_BPF]		= JIT_CACHE_USER_BPF,
-	[JIT_TYPE_BPF_TRAMPOLINE] = JIT_CACHE_USER_BPF_TRAMPOLINE,
-	[JIT_TYPE_ITS]		= JIT_CACHE_USER_ITS,
-};
-
 /* Fully free huge pages are given back after this long. */
 #define JIT_CACHE_GRACE_MS	1000
 
@@ -547,9 +526,9 @@ static void *jit_cache_text_alloc(enum jit_alloc_type type, size_t len,
 	if (type == JIT_TYPE_KPROBES ||
 	    (type == JIT_TYPE_ITS && system_state != SYSTEM_BOOTING))
 		p = jit_cache_alloc_nowait(jit_pools[type], len,
-					   jit_cache_users[type]);
+					   type);
 	else
-		p = jit_cache_alloc(jit_pools[type], len, jit_cache_users[type]);
+		p = jit_cache_alloc(jit_pools[type], len, type);
 	if (p)
 		return p;
 
@@ -604,7 +583,7 @@ static void __init jit_alloc_cache_init(void)
 			len = strlen(name);
 			WARN_ON_ONCE(snprintf(name + len, sizeof(name) - len,
 					      "%s%s", len ? "+" : "",
-					      jit_type_names[j]) >=
+					      jit_type_name(j)) >=
 				     sizeof(name) - len);
 		}
 		as = p->types[i];
@@ -651,7 +630,7 @@ static int __init jit_alloc_cache_move(const struct jit_alloc_params *p)
 			err = jit_cache_pool_set_range(jit_pools[i], &as, pass);
 			if (err) {
 				pr_err("the %s pool holds memory: the placement drawn at boot is not used\n",
-				       jit_type_names[i]);
+				       jit_type_name(i));
 				return err;
 			}
 		}

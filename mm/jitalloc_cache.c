@@ -123,20 +123,9 @@
 #define JIT_CACHE_PAGE_ALIGN	((PAGE_SIZE >> JIT_CACHE_CHUNK_SHIFT) - 1)
 /* refill freed chunks this long after the first free of a burst */
 #define JIT_CACHE_REFILL_DELAY	max(1, HZ / 100)
-/* bits of &enum jit_cache_user kept per allocation */
+/* bits of the &enum jit_alloc_type kept per allocation */
 #define JIT_CACHE_USER_BITS	3
-static_assert(BIT(JIT_CACHE_USER_BITS) >= JIT_CACHE_USER_NR);
-
-static const char * const jit_cache_user_names[JIT_CACHE_USER_NR] = {
-	[JIT_CACHE_USER_OTHER]		= "other",
-	[JIT_CACHE_USER_BPF]		= "bpf",
-	[JIT_CACHE_USER_KPROBES]	= "kprobes",
-	[JIT_CACHE_USER_FTRACE]		= "ftrace",
-	[JIT_CACHE_USER_MODULES]	= "modules",
-	[JIT_CACHE_USER_BPF_TRAMPOLINE]	= "bpf_trampoline",
-	[JIT_CACHE_USER_MODULE_INIT]	= "module_init",
-	[JIT_CACHE_USER_ITS]		= "its",
-};
+static_assert(BIT(JIT_CACHE_USER_BITS) >= JIT_TYPE_NR);
 
 /**
  * struct jit_cache_page - one huge ROX page carved into chunks
@@ -152,7 +141,7 @@ static const char * const jit_cache_user_names[JIT_CACHE_USER_NR] = {
  * @bound_map: a bit at each allocation's first chunk and after its last
  * @pending_map: a bit per freed chunk waiting for its refill
  * @refill_map: a bit per freed chunk being refilled right now
- * @user_map: bit b of the &enum jit_cache_user of each allocation, at its
+ * @user_map: bit b of the &enum jit_alloc_type of each allocation, at its
  *	first chunk
  *
  * A chunk starts a live allocation exactly when its bits in @alloc_map and
@@ -196,7 +185,7 @@ static bool jit_cache_live_start(const struct jit_cache_page *page,
 }
 
 static void jit_cache_set_user(struct jit_cache_page *page,
-			       unsigned long start, enum jit_cache_user user)
+			       unsigned long start, enum jit_alloc_type user)
 {
 	int b;
 
@@ -204,7 +193,7 @@ static void jit_cache_set_user(struct jit_cache_page *page,
 		__assign_bit(start, page->user_map[b], user & BIT(b));
 }
 
-static enum jit_cache_user jit_cache_get_user(const struct jit_cache_page *page,
+static enum jit_alloc_type jit_cache_get_user(const struct jit_cache_page *page,
 					      unsigned long start)
 {
 	unsigned int user = 0;
@@ -378,7 +367,7 @@ static unsigned long bytes_in_use(const struct jit_cache_stats *s)
 	unsigned long sum = 0;
 	int i;
 
-	for (i = 0; i < JIT_CACHE_USER_NR; i++)
+	for (i = 0; i < JIT_TYPE_NR; i++)
 		sum += s->bytes_in_use[i];
 	return sum;
 }
@@ -731,7 +720,7 @@ static void jit_cache_grow_work(struct work_struct *work)
 /* Take @nr chunks at @start of @page for @user.  Lock held. */
 static void *jit_cache_take(struct jit_cache_pool *pool,
 			    struct jit_cache_page *page, unsigned long start,
-			    unsigned int nr, size_t len, enum jit_cache_user user)
+			    unsigned int nr, size_t len, enum jit_alloc_type user)
 {
 	unsigned long in_use;
 
@@ -751,13 +740,13 @@ static void *jit_cache_take(struct jit_cache_pool *pool,
 	in_use = bytes_in_use(&pool->stats);
 	pool->stats.high_water = max(pool->stats.high_water, in_use);
 	trace_jit_alloc(page->addr + chunks_to_bytes(start), len,
-			chunks_to_bytes(nr), jit_cache_user_names[user],
+			chunks_to_bytes(nr), jit_type_name(user),
 			JIT_TRACE_BACKEND_CHUNK, false);
 	return page->addr + chunks_to_bytes(start);
 }
 
 static void *__jit_cache_alloc(struct jit_cache_pool *pool, size_t len,
-			       enum jit_cache_user user, bool nowait)
+			       enum jit_alloc_type user, bool nowait)
 {
 	unsigned long align_mask = len >= PAGE_SIZE ? JIT_CACHE_PAGE_ALIGN : 0;
 	unsigned int nr = DIV_ROUND_UP(len, JIT_CACHE_CHUNK_SIZE);
@@ -767,7 +756,7 @@ static void *__jit_cache_alloc(struct jit_cache_pool *pool, size_t len,
 	long start;
 	void *ret;
 
-	if (!len || user >= JIT_CACHE_USER_NR || pool->off)
+	if (!len || user >= JIT_TYPE_NR || pool->off)
 		return NULL;
 	if (len > JIT_CACHE_PAGE_SIZE) {
 		trace_jit_fallback(pool->name, len, JIT_TRACE_FALLBACK_TOO_BIG);
@@ -826,7 +815,7 @@ found:
  * jit_cache_alloc() - allocate executable memory from a pool
  * @pool: pool of the caller's placement range
  * @len: bytes wanted, at most JIT_CACHE_PAGE_SIZE
- * @user: who asks, for statistics
+ * @user: the type of the allocation, for statistics
  *
  * When the pool has no room, waits for the refill of freed chunks (which
  * takes text_mutex) and may allocate a new huge page.
@@ -837,7 +826,7 @@ found:
  * must use the page-granular path.
  */
 void *jit_cache_alloc(struct jit_cache_pool *pool, size_t len,
-		      enum jit_cache_user user)
+		      enum jit_alloc_type user)
 {
 	/* it may wait for the refill, which pokes text under text_mutex */
 	lockdep_assert_not_held(&text_mutex);
@@ -848,7 +837,7 @@ void *jit_cache_alloc(struct jit_cache_pool *pool, size_t len,
  * jit_cache_alloc_nowait() - allocate from a pool without waiting for it
  * @pool: pool of the caller's placement range
  * @len: bytes wanted, at most JIT_CACHE_PAGE_SIZE
- * @user: who asks, for statistics
+ * @user: the type of the allocation, for statistics
  *
  * For callers that hold text_mutex (kprobes prepares probes under it):
  * neither waits for the refill nor allocates a huge page.  When the pool
@@ -859,7 +848,7 @@ void *jit_cache_alloc(struct jit_cache_pool *pool, size_t len,
  * Return: as jit_cache_alloc().
  */
 void *jit_cache_alloc_nowait(struct jit_cache_pool *pool, size_t len,
-			     enum jit_cache_user user)
+			     enum jit_alloc_type user)
 {
 	return __jit_cache_alloc(pool, len, user, true);
 }
@@ -910,7 +899,7 @@ static unsigned long jit_cache_alloc_chunks(struct jit_cache_page *page,
  */
 int jit_cache_free(void *addr)
 {
-	enum jit_cache_user user;
+	enum jit_alloc_type user;
 	struct jit_cache_pool *pool;
 	struct jit_cache_page *page;
 	unsigned long start, nr;
@@ -937,7 +926,7 @@ int jit_cache_free(void *addr)
 	user = jit_cache_get_user(page, start);
 	pool->stats.bytes_in_use[user] -= chunks_to_bytes(nr);
 	/* before the chunks can be refilled and handed out again */
-	trace_jit_free(addr, chunks_to_bytes(nr), jit_cache_user_names[user],
+	trace_jit_free(addr, chunks_to_bytes(nr), jit_type_name(user),
 		       JIT_TRACE_BACKEND_CHUNK);
 	mutex_unlock(&pool->lock);
 
@@ -1315,9 +1304,10 @@ static int jit_cache_stats_show(struct seq_file *m, void *v)
 		   chunks_to_bytes(s.largest_free_run));
 	seq_printf(m, "fragmentation_pct %lu\n", frag);
 	seq_printf(m, "bytes_in_use %lu\n", bytes_in_use(&s));
-	for (i = 0; i < JIT_CACHE_USER_NR; i++)
-		seq_printf(m, "bytes_in_use_%s %lu\n", jit_cache_user_names[i],
-			   s.bytes_in_use[i]);
+	for (i = 0; i < JIT_TYPE_NR; i++)
+		if (i != JIT_TYPE_MODULE_DATA)	/* data is never cached */
+			seq_printf(m, "bytes_in_use_%s %lu\n",
+				   jit_type_name(i), s.bytes_in_use[i]);
 	seq_printf(m, "high_water_bytes %lu\n", s.high_water);
 	seq_printf(m, "allocs %lu\n", s.allocs);
 	seq_printf(m, "frees %lu\n", s.frees);

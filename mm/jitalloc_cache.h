@@ -33,28 +33,26 @@
 #define JIT_CACHE_PAGE_SIZE	BIT(JIT_CACHE_PAGE_SHIFT)
 
 /**
- * enum jit_cache_user - who allocated a chunk, for statistics only
- * @JIT_CACHE_USER_OTHER: any other user of jit_text_alloc()
- * @JIT_CACHE_USER_BPF: BPF programs and dispatchers
- * @JIT_CACHE_USER_KPROBES: kprobes instruction slots
- * @JIT_CACHE_USER_FTRACE: ftrace trampolines
- * @JIT_CACHE_USER_MODULES: module text
- * @JIT_CACHE_USER_BPF_TRAMPOLINE: trampolines of BPF programs and struct_ops
- * @JIT_CACHE_USER_MODULE_INIT: init text of modules, until it is freed
- * @JIT_CACHE_USER_ITS: x86 ITS thunk pages
- * @JIT_CACHE_USER_NR: number of users
+ * jit_type_name() - the name of a jit type in statistics and trace events
+ * @type: an &enum jit_alloc_type
+ *
+ * Return: "modules", "bpf" and so on; "?" for no type.
  */
-enum jit_cache_user {
-	JIT_CACHE_USER_OTHER,
-	JIT_CACHE_USER_BPF,
-	JIT_CACHE_USER_KPROBES,
-	JIT_CACHE_USER_FTRACE,
-	JIT_CACHE_USER_MODULES,
-	JIT_CACHE_USER_BPF_TRAMPOLINE,
-	JIT_CACHE_USER_MODULE_INIT,
-	JIT_CACHE_USER_ITS,
-	JIT_CACHE_USER_NR,
-};
+static inline const char *jit_type_name(enum jit_alloc_type type)
+{
+	static const char * const names[JIT_TYPE_NR] = {
+		[JIT_TYPE_MODULE_TEXT]		= "modules",
+		[JIT_TYPE_MODULE_DATA]		= "module_data",
+		[JIT_TYPE_MODULE_INIT]		= "module_init",
+		[JIT_TYPE_KPROBES]		= "kprobes",
+		[JIT_TYPE_FTRACE]		= "ftrace",
+		[JIT_TYPE_BPF]			= "bpf",
+		[JIT_TYPE_BPF_TRAMPOLINE]	= "bpf_trampoline",
+		[JIT_TYPE_ITS]			= "its",
+	};
+
+	return (unsigned int)type < JIT_TYPE_NR ? names[type] : "?";
+}
 
 struct dentry;
 struct jit_cache_pool;
@@ -66,7 +64,7 @@ struct jit_cache_pool;
  * @chunks_total: chunks in all huge pages
  * @chunks_used: chunks handed out
  * @largest_free_run: longest run of free chunks in any one huge page
- * @bytes_in_use: bytes handed out per &enum jit_cache_user, rounded to chunks
+ * @bytes_in_use: bytes handed out per &enum jit_alloc_type, rounded to chunks
  * @allocs: successful allocations from huge pages
  * @frees: frees back into huge pages
  * @reclaims: huge pages given back to vmalloc
@@ -83,7 +81,7 @@ struct jit_cache_stats {
 	unsigned long chunks_total;
 	unsigned long chunks_used;
 	unsigned long largest_free_run;
-	unsigned long bytes_in_use[JIT_CACHE_USER_NR];
+	unsigned long bytes_in_use[JIT_TYPE_NR];
 	unsigned long allocs;
 	unsigned long frees;
 	unsigned long reclaims;
@@ -183,9 +181,9 @@ void jit_block_debugfs_init(struct dentry *dir);
 int jit_cache_pool_set_range(struct jit_cache_pool *pool,
 			     const struct jit_address_space *as, bool apply);
 void *jit_cache_alloc(struct jit_cache_pool *pool, size_t len,
-		      enum jit_cache_user user);
+		      enum jit_alloc_type user);
 void *jit_cache_alloc_nowait(struct jit_cache_pool *pool, size_t len,
-			     enum jit_cache_user user);
+			     enum jit_alloc_type user);
 int jit_cache_free(void *addr);
 int jit_cache_check_update(const void *addr, size_t len);
 void jit_cache_get_stats(struct jit_cache_pool *pool,

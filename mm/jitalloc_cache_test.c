@@ -105,10 +105,10 @@ static void cache_test_rounding_and_alignment(struct kunit *test)
 	struct jit_cache_pool *pool = vmalloc_pool(test);
 	void *one, *chunk1, *page, *odd;
 
-	one = jit_cache_alloc(pool, 1, JIT_CACHE_USER_OTHER);
-	chunk1 = jit_cache_alloc(pool, 65, JIT_CACHE_USER_BPF);
-	page = jit_cache_alloc(pool, PAGE_SIZE + 1, JIT_CACHE_USER_KPROBES);
-	odd = jit_cache_alloc(pool, 3000, JIT_CACHE_USER_FTRACE);
+	one = jit_cache_alloc(pool, 1, JIT_TYPE_ITS);
+	chunk1 = jit_cache_alloc(pool, 65, JIT_TYPE_BPF);
+	page = jit_cache_alloc(pool, PAGE_SIZE + 1, JIT_TYPE_KPROBES);
+	odd = jit_cache_alloc(pool, 3000, JIT_TYPE_FTRACE);
 	KUNIT_ASSERT_NOT_NULL(test, one);
 	KUNIT_ASSERT_NOT_NULL(test, chunk1);
 	KUNIT_ASSERT_NOT_NULL(test, page);
@@ -121,11 +121,11 @@ static void cache_test_rounding_and_alignment(struct kunit *test)
 	/* 1 byte takes one chunk, so the next allocation follows it */
 	KUNIT_EXPECT_PTR_EQ(test, chunk1, one + 64);
 
-	KUNIT_EXPECT_EQ(test, stats_of(pool).bytes_in_use[JIT_CACHE_USER_OTHER], 64UL);
-	KUNIT_EXPECT_EQ(test, stats_of(pool).bytes_in_use[JIT_CACHE_USER_BPF], 128UL);
-	KUNIT_EXPECT_EQ(test, stats_of(pool).bytes_in_use[JIT_CACHE_USER_KPROBES],
+	KUNIT_EXPECT_EQ(test, stats_of(pool).bytes_in_use[JIT_TYPE_ITS], 64UL);
+	KUNIT_EXPECT_EQ(test, stats_of(pool).bytes_in_use[JIT_TYPE_BPF], 128UL);
+	KUNIT_EXPECT_EQ(test, stats_of(pool).bytes_in_use[JIT_TYPE_KPROBES],
 			PAGE_SIZE + 64);
-	KUNIT_EXPECT_EQ(test, stats_of(pool).bytes_in_use[JIT_CACHE_USER_FTRACE], 3008UL);
+	KUNIT_EXPECT_EQ(test, stats_of(pool).bytes_in_use[JIT_TYPE_FTRACE], 3008UL);
 	KUNIT_EXPECT_EQ(test, stats_of(pool).huge_pages, 1UL);
 
 	KUNIT_EXPECT_EQ(test, jit_cache_free(one), 0);
@@ -137,7 +137,7 @@ static void cache_test_rounding_and_alignment(struct kunit *test)
 static void cache_test_rox_pmd_mapping(struct kunit *test)
 {
 	struct jit_cache_pool *pool = vmalloc_pool(test);
-	void *p = jit_cache_alloc(pool, 128, JIT_CACHE_USER_OTHER);
+	void *p = jit_cache_alloc(pool, 128, JIT_TYPE_ITS);
 	struct jit_test_leaf l;
 
 	KUNIT_ASSERT_NOT_NULL(test, p);
@@ -162,7 +162,7 @@ static void cache_test_trap_fill(struct kunit *test)
 	u8 code[256];
 	void *p, *q;
 
-	p = jit_cache_alloc(pool, sizeof(code), JIT_CACHE_USER_OTHER);
+	p = jit_cache_alloc(pool, sizeof(code), JIT_TYPE_ITS);
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	KUNIT_EXPECT_TRUE(test, all_traps(p, sizeof(code)));
 
@@ -174,7 +174,7 @@ static void cache_test_trap_fill(struct kunit *test)
 	jit_cache_flush(pool);
 	/* the freed chunks were refilled and are handed out first again */
 	KUNIT_EXPECT_TRUE(test, all_traps(p, sizeof(code)));
-	q = jit_cache_alloc(pool, sizeof(code), JIT_CACHE_USER_OTHER);
+	q = jit_cache_alloc(pool, sizeof(code), JIT_TYPE_ITS);
 	KUNIT_EXPECT_PTR_EQ(test, q, p);
 	KUNIT_EXPECT_TRUE(test, all_traps(q, sizeof(code)));
 	KUNIT_EXPECT_EQ(test, jit_cache_free(q), 0);
@@ -187,9 +187,9 @@ static void cache_test_trap_fill_large(struct kunit *test)
 	const size_t len = 9 * PAGE_SIZE + 3 * 64;
 	void *before, *p, *after;
 
-	before = jit_cache_alloc(pool, 64, JIT_CACHE_USER_OTHER);
-	p = jit_cache_alloc(pool, len, JIT_CACHE_USER_OTHER);
-	after = jit_cache_alloc(pool, 64, JIT_CACHE_USER_OTHER);
+	before = jit_cache_alloc(pool, 64, JIT_TYPE_ITS);
+	p = jit_cache_alloc(pool, len, JIT_TYPE_ITS);
+	after = jit_cache_alloc(pool, 64, JIT_TYPE_ITS);
 	KUNIT_ASSERT_NOT_NULL(test, before);
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	KUNIT_ASSERT_NOT_NULL(test, after);
@@ -214,13 +214,13 @@ static void cache_test_reuse(struct kunit *test)
 	int i;
 
 	for (i = 0; i < ARRAY_SIZE(p); i++) {
-		p[i] = jit_cache_alloc(pool, 64 * (i % 8 + 1), JIT_CACHE_USER_BPF);
+		p[i] = jit_cache_alloc(pool, 64 * (i % 8 + 1), JIT_TYPE_BPF);
 		KUNIT_ASSERT_NOT_NULL(test, p[i]);
 	}
 	for (i = 0; i < ARRAY_SIZE(p); i++)
 		KUNIT_EXPECT_EQ(test, jit_cache_free(p[i]), 0);
 	for (i = 0; i < ARRAY_SIZE(p); i++) {
-		p[i] = jit_cache_alloc(pool, 64 * (i % 8 + 1), JIT_CACHE_USER_BPF);
+		p[i] = jit_cache_alloc(pool, 64 * (i % 8 + 1), JIT_TYPE_BPF);
 		KUNIT_ASSERT_NOT_NULL(test, p[i]);
 	}
 	/* everything fit in the first huge page, both times */
@@ -228,7 +228,7 @@ static void cache_test_reuse(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, stats_of(pool).reclaims, 0UL);
 	for (i = 0; i < ARRAY_SIZE(p); i++)
 		KUNIT_EXPECT_EQ(test, jit_cache_free(p[i]), 0);
-	KUNIT_EXPECT_EQ(test, stats_of(pool).bytes_in_use[JIT_CACHE_USER_BPF], 0UL);
+	KUNIT_EXPECT_EQ(test, stats_of(pool).bytes_in_use[JIT_TYPE_BPF], 0UL);
 }
 
 static void cache_test_reclaim_keeps_spare(struct kunit *test)
@@ -237,8 +237,8 @@ static void cache_test_reclaim_keeps_spare(struct kunit *test)
 	void *a, *b;
 
 	/* two whole huge pages */
-	a = jit_cache_alloc(pool, JIT_CACHE_PAGE_SIZE, JIT_CACHE_USER_MODULES);
-	b = jit_cache_alloc(pool, JIT_CACHE_PAGE_SIZE, JIT_CACHE_USER_MODULES);
+	a = jit_cache_alloc(pool, JIT_CACHE_PAGE_SIZE, JIT_TYPE_MODULE_TEXT);
+	b = jit_cache_alloc(pool, JIT_CACHE_PAGE_SIZE, JIT_TYPE_MODULE_TEXT);
 	KUNIT_ASSERT_NOT_NULL(test, a);
 	KUNIT_ASSERT_NOT_NULL(test, b);
 	KUNIT_EXPECT_EQ(test, stats_of(pool).huge_pages, 2UL);
@@ -270,7 +270,7 @@ static void cache_test_text_held_pages(struct kunit *test)
 	unsigned long before = jit_text_held_pages();
 	void *a, *p;
 
-	a = jit_cache_alloc(pool, 64, JIT_CACHE_USER_BPF);
+	a = jit_cache_alloc(pool, 64, JIT_TYPE_BPF);
 	KUNIT_ASSERT_NOT_NULL(test, a);
 	KUNIT_EXPECT_EQ(test, jit_text_held_pages() - before,
 			JIT_CACHE_PAGE_SIZE >> PAGE_SHIFT);
@@ -296,8 +296,8 @@ static void cache_test_no_huge_page(struct kunit *test)
 						TEST_GRACE_MS);
 	struct jit_cache_stats s;
 
-	KUNIT_EXPECT_NULL(test, jit_cache_alloc(pool, 64, JIT_CACHE_USER_BPF));
-	KUNIT_EXPECT_NULL(test, jit_cache_alloc(pool, PAGE_SIZE, JIT_CACHE_USER_BPF));
+	KUNIT_EXPECT_NULL(test, jit_cache_alloc(pool, 64, JIT_TYPE_BPF));
+	KUNIT_EXPECT_NULL(test, jit_cache_alloc(pool, PAGE_SIZE, JIT_TYPE_BPF));
 	s = stats_of(pool);
 	KUNIT_EXPECT_EQ(test, s.huge_pages, 0UL);
 	KUNIT_EXPECT_EQ(test, s.allocs, 0UL);
@@ -307,10 +307,10 @@ static void cache_test_bad_requests(struct kunit *test)
 {
 	struct jit_cache_pool *pool = vmalloc_pool(test);
 
-	KUNIT_EXPECT_NULL(test, jit_cache_alloc(pool, 0, JIT_CACHE_USER_OTHER));
+	KUNIT_EXPECT_NULL(test, jit_cache_alloc(pool, 0, JIT_TYPE_ITS));
 	KUNIT_EXPECT_NULL(test, jit_cache_alloc(pool, JIT_CACHE_PAGE_SIZE + 1,
-						JIT_CACHE_USER_OTHER));
-	KUNIT_EXPECT_NULL(test, jit_cache_alloc(pool, 64, JIT_CACHE_USER_NR));
+						JIT_TYPE_ITS));
+	KUNIT_EXPECT_NULL(test, jit_cache_alloc(pool, 64, JIT_TYPE_NR));
 	KUNIT_EXPECT_EQ(test, stats_of(pool).huge_pages, 0UL);
 }
 
@@ -321,8 +321,8 @@ static void cache_test_bad_free(struct kunit *test)
 	void *p, *q;
 	int ret;
 
-	p = jit_cache_alloc(pool, 128, JIT_CACHE_USER_OTHER);
-	q = jit_cache_alloc(pool, 64, JIT_CACHE_USER_OTHER);
+	p = jit_cache_alloc(pool, 128, JIT_TYPE_ITS);
+	q = jit_cache_alloc(pool, 64, JIT_TYPE_ITS);
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	KUNIT_ASSERT_NOT_NULL(test, q);
 	KUNIT_EXPECT_EQ(test, jit_cache_free(p), 0);
@@ -345,8 +345,8 @@ static void cache_test_bad_free(struct kunit *test)
 static void cache_test_update_bounds(struct kunit *test)
 {
 	struct jit_cache_pool *pool = vmalloc_pool(test);
-	void *p = jit_cache_alloc(pool, 100, JIT_CACHE_USER_OTHER);	/* 128 */
-	void *q = jit_cache_alloc(pool, 64, JIT_CACHE_USER_OTHER);
+	void *p = jit_cache_alloc(pool, 100, JIT_TYPE_ITS);	/* 128 */
+	void *q = jit_cache_alloc(pool, 64, JIT_TYPE_ITS);
 	int x;
 
 	KUNIT_ASSERT_NOT_NULL(test, p);
@@ -398,7 +398,7 @@ static int stress_thread(void *data)
 		}
 		len[slot] = 1 + prandom_u32_state(&rnd) % sizeof(tag);
 		live[slot] = jit_cache_alloc(arg->pool, len[slot],
-					     JIT_CACHE_USER_OTHER);
+					     JIT_TYPE_ITS);
 		if (!live[slot]) {
 			arg->errors++;
 			continue;
@@ -439,7 +439,7 @@ static void cache_test_concurrent(struct kunit *test)
 	}
 	s = stats_of(pool);
 	KUNIT_EXPECT_EQ(test, s.allocs, s.frees);
-	KUNIT_EXPECT_EQ(test, s.bytes_in_use[JIT_CACHE_USER_OTHER], 0UL);
+	KUNIT_EXPECT_EQ(test, s.bytes_in_use[JIT_TYPE_ITS], 0UL);
 	KUNIT_EXPECT_EQ(test, s.chunks_used, 0UL);
 	KUNIT_EXPECT_GT(test, s.high_water, 0UL);
 }
@@ -496,7 +496,7 @@ static void cache_test_refill_window(struct kunit *test)
 	unsigned long start, nr;
 	void *p, *r;
 
-	p = jit_cache_alloc(pool, 128, JIT_CACHE_USER_BPF);
+	p = jit_cache_alloc(pool, 128, JIT_TYPE_BPF);
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	KUNIT_ASSERT_EQ(test, jit_cache_free(p), 0);
 	/* take the run before the worker does */
@@ -507,14 +507,14 @@ static void cache_test_refill_window(struct kunit *test)
 
 	KUNIT_EXPECT_EQ(test, jit_cache_free(p), -EINVAL);
 	KUNIT_EXPECT_EQ(test, jit_cache_check_update(p, 1), -EINVAL);
-	r = jit_cache_alloc(pool, 128, JIT_CACHE_USER_BPF);
+	r = jit_cache_alloc(pool, 128, JIT_TYPE_BPF);
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	KUNIT_EXPECT_PTR_NE(test, r, p);
 
 	after = stats_of(pool);
 	KUNIT_EXPECT_EQ(test, after.frees, before.frees);
-	KUNIT_EXPECT_EQ(test, after.bytes_in_use[JIT_CACHE_USER_BPF],
-			before.bytes_in_use[JIT_CACHE_USER_BPF] + 128);
+	KUNIT_EXPECT_EQ(test, after.bytes_in_use[JIT_TYPE_BPF],
+			before.bytes_in_use[JIT_TYPE_BPF] + 128);
 	KUNIT_EXPECT_EQ(test, after.chunks_used, before.chunks_used + 2);
 
 	/* done: the chunks are free again, and nothing else changed */
@@ -524,7 +524,7 @@ static void cache_test_refill_window(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, jit_cache_free(r), 0);
 	after = stats_of(pool);
 	KUNIT_EXPECT_EQ(test, after.chunks_used, 0UL);
-	KUNIT_EXPECT_EQ(test, after.bytes_in_use[JIT_CACHE_USER_BPF], 0UL);
+	KUNIT_EXPECT_EQ(test, after.bytes_in_use[JIT_TYPE_BPF], 0UL);
 	KUNIT_EXPECT_EQ(test, after.allocs, after.frees);
 }
 
@@ -577,7 +577,7 @@ static int race_thread(void *data)
 		}
 		len[slot] = 1 + prandom_u32_state(&rnd) % sizeof(tag);
 		live[slot] = jit_cache_alloc(arg->pool, len[slot],
-					     JIT_CACHE_USER_OTHER);
+					     JIT_TYPE_ITS);
 		if (!live[slot]) {
 			arg->errors++;
 			continue;
@@ -635,7 +635,7 @@ static void cache_test_refill_race(struct kunit *test)
 		refused += args[i].refused;
 		s = stats_of(args[i].pool);
 		KUNIT_EXPECT_EQ(test, s.allocs, s.frees);
-		KUNIT_EXPECT_EQ(test, s.bytes_in_use[JIT_CACHE_USER_OTHER], 0UL);
+		KUNIT_EXPECT_EQ(test, s.bytes_in_use[JIT_TYPE_ITS], 0UL);
 		KUNIT_EXPECT_EQ(test, s.chunks_used, 0UL);
 		KUNIT_EXPECT_EQ(test, s.huge_pages, 1UL);
 		if (i)
@@ -680,7 +680,7 @@ static int page_churn_thread(void *data)
 	void *p;
 
 	do {
-		p = jit_cache_alloc(arg->pool, 64, JIT_CACHE_USER_OTHER);
+		p = jit_cache_alloc(arg->pool, 64, JIT_TYPE_ITS);
 		if (!p || jit_cache_free(p)) {
 			arg->errors++;
 			break;
@@ -726,7 +726,7 @@ static void cache_test_lookup_while_pages_change(struct kunit *test)
 		kunit_skip(test, "one CPU: lookups and tree updates cannot overlap");
 	pool = test_pool(test, mid, VMALLOC_END, TEST_GRACE_MS);
 	for (i = 0; i < ARRAY_SIZE(live); i++) {
-		live[i] = jit_cache_alloc(pool, 64 << i, JIT_CACHE_USER_OTHER);
+		live[i] = jit_cache_alloc(pool, 64 << i, JIT_TYPE_ITS);
 		KUNIT_ASSERT_NOT_NULL(test, live[i]);
 	}
 	other = jit_cache_pool_create("lookup-churn", &as, false, test_fill(),
@@ -767,27 +767,27 @@ static void cache_test_nowait(struct kunit *test)
 	void *p, *q, *r;
 
 	mutex_lock(&text_mutex);
-	p = jit_cache_alloc_nowait(pool, 64, JIT_CACHE_USER_KPROBES);
+	p = jit_cache_alloc_nowait(pool, 64, JIT_TYPE_KPROBES);
 	mutex_unlock(&text_mutex);
 	KUNIT_EXPECT_NULL(test, p);
 	/* the page was added in the background */
 	KUNIT_EXPECT_EQ(test, stats_of(pool).huge_pages, 1UL);
 
 	mutex_lock(&text_mutex);
-	p = jit_cache_alloc_nowait(pool, PAGE_SIZE, JIT_CACHE_USER_KPROBES);
+	p = jit_cache_alloc_nowait(pool, PAGE_SIZE, JIT_TYPE_KPROBES);
 	q = jit_cache_alloc_nowait(pool, JIT_CACHE_PAGE_SIZE - PAGE_SIZE,
-				   JIT_CACHE_USER_KPROBES);
+				   JIT_TYPE_KPROBES);
 	KUNIT_EXPECT_NOT_NULL(test, p);
 	KUNIT_EXPECT_NOT_NULL(test, q);
 	KUNIT_EXPECT_EQ(test, jit_cache_free(p), 0);
 	/* the page is full but for p, which waits for its refill */
-	r = jit_cache_alloc_nowait(pool, PAGE_SIZE, JIT_CACHE_USER_KPROBES);
+	r = jit_cache_alloc_nowait(pool, PAGE_SIZE, JIT_TYPE_KPROBES);
 	KUNIT_EXPECT_NULL(test, r);
 	mutex_unlock(&text_mutex);
 
 	/* once the worker had text_mutex, p's chunks come back */
 	jit_cache_flush(pool);
-	r = jit_cache_alloc_nowait(pool, PAGE_SIZE, JIT_CACHE_USER_KPROBES);
+	r = jit_cache_alloc_nowait(pool, PAGE_SIZE, JIT_TYPE_KPROBES);
 	KUNIT_EXPECT_PTR_EQ(test, r, p);
 	KUNIT_EXPECT_EQ(test, stats_of(pool).huge_pages, 1UL);
 	if (r)
@@ -814,7 +814,7 @@ static void alias_failure_case(struct kunit *test, int failures,
 	jit_fail_alias.interval = 1;
 	jit_fail_alias.probability = 100;
 	atomic_set(&jit_fail_alias.times, failures);
-	p = jit_cache_alloc(pool, 64, JIT_CACHE_USER_OTHER);
+	p = jit_cache_alloc(pool, 64, JIT_TYPE_ITS);
 	jit_fail_alias.probability = 0;
 	KUNIT_EXPECT_NULL(test, p);
 	s = stats_of(pool);
@@ -961,7 +961,7 @@ static void cache_test_top_down(struct kunit *test)
 	/* more than half a huge page each: a huge page per allocation */
 	for (i = 0; i < nr; i++) {
 		p[i] = jit_cache_alloc(pool, JIT_CACHE_PAGE_SIZE / 2 + PAGE_SIZE,
-				       JIT_CACHE_USER_MODULES);
+				       JIT_TYPE_MODULE_TEXT);
 		KUNIT_ASSERT_NOT_NULL(test, p[i]);
 	}
 	for (i = 0; i < nr; i++) {
