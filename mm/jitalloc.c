@@ -983,16 +983,21 @@ unsigned long jit_free_seq(void)
 	return atomic_long_read(&jit_frees);
 }
 
+/*
+ * Text mapped read-only can only be written by the architecture's text
+ * poking: without it there is no way to write such text, and a store
+ * through its mapping would fault.
+ */
 int __weak jit_arch_text_copy(void *dst, const void *src, size_t len)
 {
-	memcpy(dst, src, len);
-	return 0;
+	WARN_ONCE(1, "jitalloc: no text poking to write read-only text\n");
+	return -EOPNOTSUPP;
 }
 
 int __weak jit_arch_text_set(void *dst, int c, size_t len)
 {
-	memset(dst, c, len);
-	return 0;
+	WARN_ONCE(1, "jitalloc: no text poking to write read-only text\n");
+	return -EOPNOTSUPP;
 }
 
 /*

@@ -756,7 +756,8 @@ static void *__jit_cache_alloc(struct jit_cache_pool *pool, size_t len,
 	long start;
 	void *ret;
 
-	if (!len || user >= JIT_TYPE_NR || pool->off)
+	if (!len || user >= JIT_TYPE_NR || user == JIT_TYPE_MODULE_DATA ||
+	    pool->off)
 		return NULL;
 	if (len > JIT_CACHE_PAGE_SIZE) {
 		trace_jit_fallback(pool->name, len, JIT_TRACE_FALLBACK_TOO_BIG);
