@@ -311,6 +311,8 @@ static void cache_test_bad_requests(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, jit_cache_alloc(pool, JIT_CACHE_PAGE_SIZE + 1,
 						JIT_TYPE_ITS));
 	KUNIT_EXPECT_NULL(test, jit_cache_alloc(pool, 64, JIT_TYPE_NR));
+	/* data is never cached: no chunk of a ROX page for it */
+	KUNIT_EXPECT_NULL(test, jit_cache_alloc(pool, 64, JIT_TYPE_MODULE_DATA));
 	KUNIT_EXPECT_EQ(test, stats_of(pool).huge_pages, 0UL);
 }
 
