@@ -73,7 +73,8 @@ objects_for() {
 		 arch/$a/mm/jitalloc.o arch/$a/mm/init.o arch/$a/kernel/module.o \
 		 arch/$a/kernel/kprobes.o arch/$a/kernel/ftrace.o arch/$a/net/bpf_jit_comp.o \
 		 arch/$a/net/bpf_jit_comp32.o arch/$a/net/bpf_jit_comp64.o arch/$a/net/bpf_jit_core.o \
-		 arch/$a/net/bpf_jit_comp_32.o arch/$a/mm/mem.o arch/$a/kernel/probes/kprobes.o; do
+		 arch/$a/net/bpf_jit_comp_32.o arch/$a/mm/mem.o arch/$a/kernel/probes/kprobes.o \
+		 arch/$a/kernel/patch.o; do
 		[ -f "$SRC_PATCHED/${o%.o}.c" ] || continue
 		case "$o" in
 		kernel/module/main.o) grep -q '^CONFIG_MODULES=y' "$cfg" || continue ;;
