@@ -153,11 +153,12 @@ qemu_timer_fault() {
 	grep -qaE "Possible timer handling issue on cpu=|kthread timer wakeup didn't happen"
 }
 qemu_ipi_fault() {
-	local vcpus
-	vcpus=$(grep -a '^vcpu [0-9]*: ' "$log" | tr -d '\r')
-	tr -d '\r' <"$log" |
+	local con vcpus
+	con=$(tr -d '\r' <"$log")
+	vcpus=$(echo "$con" | grep -a '^vcpu [0-9]*: ')
+	echo "$con" |
 		grep -qaE 'soft lockup - CPU#[0-9]+ stuck|rcu: INFO: [^(]*detected stall' &&
-		tr -d '\r' <"$log" | grep -qa 'text_poke_bp_batch' &&
+		echo "$con" | grep -qa 'text_poke_bp_batch' &&
 		echo "$vcpus" | grep -q 'smp_call_function_many_cond+.*(running)' &&
 		echo "$vcpus" | grep -v 'smp_call_function_many_cond' |
 		grep -E 'irqs off pc fixed' |

@@ -525,8 +525,7 @@ static void *jit_cache_text_alloc(enum jit_alloc_type type, size_t len,
 	 */
 	if (type == JIT_TYPE_KPROBES ||
 	    (type == JIT_TYPE_ITS && system_state != SYSTEM_BOOTING))
-		p = jit_cache_alloc_nowait(jit_pools[type], len,
-					   type);
+		p = jit_cache_alloc_nowait(jit_pools[type], len, type);
 	else
 		p = jit_cache_alloc(jit_pools[type], len, type);
 	if (p)
