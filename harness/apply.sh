@@ -59,7 +59,7 @@ if [ "$want" != "$have_stamp" ] || [ "$head" != "$have_head" ]; then
 	while read -r p; do
 		case "$p" in ''|'#'*) continue ;; esac
 		if ! out=$(git_t -c user.name=jitalloc -c user.email=jitalloc@localhost \
-				am -q --whitespace=nowarn "$TOP/patches/$p" 2>&1); then
+				am -q --empty=keep --whitespace=nowarn "$TOP/patches/$p" 2>&1); then
 			where=$(echo "$out" | sed -n 's/^error: patch failed: //p' | head -n1)
 			[ -n "$where" ] || where=$(echo "$out" | grep -m1 -E '^error:' | sed 's/^error: //')
 			git_t am --abort >/dev/null 2>&1

@@ -22,7 +22,8 @@ check_variant "$variant"
 O=$(outdir "$arch" "$variant")
 # KERNEL= boots another image of this build (make deb: the packaged one)
 kernel=${KERNEL:-$O/$(kimage "$arch")}
-initrd=$O/initramfs.cpio.gz
+# INITRD= another initramfs (make series-check: one with a step's module)
+initrd=${INITRD:-$O/initramfs.cpio.gz}
 [ -f "$kernel" ] || die "no kernel at ${kernel#$TOP/}: build it first"
 [ -f "$initrd" ] || die "no initramfs at ${initrd#$TOP/}: build it first"
 accel=${ACCEL:-tcg}

@@ -112,6 +112,9 @@ one "docs: Sphinx and kernel-doc without warnings (harness/docs.sh)" \
 	"$TOP/harness/docs.sh" --no-apply
 while read -r p; do
 	case "$p" in ''|'#'*) continue ;; esac
+	# a patch that only adds files has no diff here: its files are in
+	# the exported patch, checked below
+	grep -q '^diff --git' "patches/$p" || continue
 	one "checkpatch patches/$p" checkpatch_patch "patches/$p"
 done <patches/series
 # the series as exported: every patch applies with git am on the pristine

@@ -79,7 +79,7 @@ label=$arch-deb
 if KERNEL="$root/boot/vmlinuz-$krel" "$TOP/harness/boot.sh" "$arch" deb test; then
 	before=$(wc -l <"$totals")
 	python3 "$TOP/harness/parse_results.py" "$LOGS/console-$label-test.log" \
-		--label "$label" --selftest jitalloc jitalloc_prot \
+		--label "$label" --selftest $JT_SELFTESTS jitalloc_prot \
 		--expected-skips "$TOP/harness/expected-skips/$label" \
 		--expected-cases "$TOP/harness/expected-cases" --totals "$totals"
 	# a parser that stops without its line (a missing file) is a failure

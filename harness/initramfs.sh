@@ -29,7 +29,10 @@ build_progs() {
 	cp "$SRC_BASE"/tools/testing/selftests/kselftest_harness.h \
 	   "$SRC_BASE"/tools/testing/selftests/kselftest.h "$src/" &&
 	cp "$TOP"/tools/testing/selftests/jitalloc/*.[ch] "$src/jitalloc/" &&
-	$cc -static -O2 -Wall -Werror ${JT_TEST_CFLAGS:-} -o "$1/jitalloc_test" "$src/jitalloc/jitalloc_test.c" &&
+	for t in $JT_SELFTESTS; do
+		$cc -static -O2 -Wall -Werror ${JT_TEST_CFLAGS:-} -o "$1/$t" "$src/jitalloc/$t.c" || return 1
+	done &&
+	echo "$JT_SELFTESTS" >"$1/selftests" &&
 	$cc -static -O2 -Wall -Werror -o "$1/jitalloc_prot" "$src/jitalloc/jitalloc_prot.c" &&
 	$cc -static -O2 -Wall -Werror -o "$1/jitalloc_control" "$src/jitalloc/jitalloc_control.c" &&
 	$cc -static -O2 -Wall -Werror -I"$src/jitalloc" -o "$1/jitload" "$TOP/bench/jitload.c" &&

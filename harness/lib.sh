@@ -21,6 +21,9 @@ VARIANTS="default debug nomodules hugevmap 16k"
 
 # Files the series adds: copied from the repo top level into the patched
 # tree.  Every regular file under these roots is overlay.
+# The jitalloc kselftests by area, in the order they run: the first
+# records the refused calls before any workload, the last checks them.
+JT_SELFTESTS="jitalloc_modules jitalloc_users jitalloc_cache jitalloc_stats jitalloc_claims jitalloc_churn"
 OVERLAY_ROOTS="include mm arch kernel lib Documentation tools/testing/selftests/jitalloc tools/vm"
 
 SERIES=$TOP/patches/series

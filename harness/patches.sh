@@ -20,7 +20,7 @@ for f in $(git_t diff --name-only base..HEAD); do
 	fi
 done
 tmp=$(mktemp -d)
-git_t format-patch -q -N --no-signature --zero-commit -o "$tmp" base..HEAD ||
+git_t format-patch -q -N --always --no-signature --zero-commit -o "$tmp" base..HEAD ||
 	die "git format-patch failed"
 rm -f "$TOP"/patches/*.patch
 mv "$tmp"/*.patch "$TOP/patches/" 2>/dev/null

@@ -56,7 +56,7 @@ claimed=$(mktemp)
 trap 'rm -f "$claimed"' EXIT
 while read -r p; do
 	case "$p" in ''|'#'*) continue ;; esac
-	git_w am -q "$TOP/patches/$p" || { git_w am --abort; die "patch $p does not apply"; }
+	git_w am -q --empty=keep "$TOP/patches/$p" || { git_w am --abort; die "patch $p does not apply"; }
 	num=${p%%-*}
 	adds=$(git_w log -1 --format=%B | sed -n 's/^Adds: *//p')
 	for f in $adds; do

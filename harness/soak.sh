@@ -33,7 +33,7 @@ for t in $targets; do
 		"$TOP/harness/boot.sh" "$arch" "$variant" soak || failed=1
 	log=$LOGS/console-$label-soak.log
 	python3 "$TOP/harness/parse_results.py" "$log" --label "$label-soak" \
-		--selftest jitalloc --expected-skips "$TOP/harness/expected-skips/$label" ||
+		--selftest $JT_SELFTESTS --expected-skips "$TOP/harness/expected-skips/$label" ||
 		failed=1
 	echo "--- $label soak figures (log: ${log#$TOP/}):"
 	grep -E '^# (churn|soak|injected)|stress-ng: .*(info|metrc|fail)' "$log" | tr -d '\r'

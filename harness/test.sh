@@ -23,7 +23,7 @@ esac
 TARGETS=${TEST_TARGETS:-$tier_targets}
 # Suites every patched kernel must run; a missing one is a failure.
 KUNIT_SUITES="jitalloc jitalloc_cache jitalloc_blocks"
-SELFTESTS="jitalloc jitalloc_prot"
+SELFTESTS="$JT_SELFTESTS jitalloc_prot"
 # Every case those suites report, by name: one missing or unlisted fails.
 CASES=$TOP/harness/expected-cases
 

@@ -19,6 +19,13 @@
  * then go through jit_update_copy() and jit_update_set(), which use the
  * architecture's text poking.
  *
+ * Text of the types an architecture caches comes instead from huge pages
+ * carved into chunks (mm/jitalloc_cache.c), which the cache tracks itself;
+ * what a pool cannot serve is allocated here, read-only from the start.
+ *
+ * Where the architecture asks for it, page-granular allocations take their
+ * pages from blocks of one direct-map leaf each (mm/jitalloc_blocks.c).
+ *
  * Every function here may sleep: process context only.
  */
 
@@ -48,6 +55,7 @@
 #include <asm/cacheflush.h>
 
 #include "jitalloc_cache.h"
+#include "jitalloc_internal.h"
 
 #define CREATE_TRACE_POINTS
 #include <trace/events/jitalloc.h>
@@ -72,9 +80,9 @@ static atomic_long_t jit_frees = ATOMIC_LONG_INIT(0);
  * Refused calls, by kind: each is a bug in a kernel user (a double free, a
  * write outside an allocation), so each is counted - in debugfs "api",
  * what operators alert on and what tests check - and reported with a
- * rate-limited message naming the caller.  Not a WARN: the KUnit cases
- * make such calls on purpose and check the counts, and a test boot fails
- * on any WARNING.
+ * rate-limited message naming the caller.  Not a WARN: one user's bad
+ * call must not stop a machine that panics on warnings, and tests make
+ * such calls on purpose to check the counts.
  */
 enum jit_refusal {
 	JIT_REFUSED_FREE,	/* not the start of a live allocation */
@@ -99,10 +107,10 @@ static atomic_long_t jit_text_pages = ATOMIC_LONG_INIT(0);
 
 #define JIT_AREA_TEXT	BIT(0)	/* allocated as text */
 #define JIT_AREA_POKE	BIT(1)	/* written with text poking */
-#define JIT_AREA_FALLBACK BIT(2) /* page-granular text of a pool's type */
-#define JIT_AREA_BLOCKS	BIT(3)	/* pages from the context's page blocks */
+#define JIT_AREA_DYING	BIT(2)	/* being freed: no longer a live allocation */
+#define JIT_AREA_FALLBACK BIT(3) /* page-granular text of a pool's type */
 #define JIT_AREA_ALIAS	BIT(4)	/* direct-map alias made read-only */
-#define JIT_AREA_DYING	BIT(5)	/* being freed: no longer a live allocation */
+#define JIT_AREA_BLOCKS	BIT(5)	/* pages from the context's page blocks */
 #define JIT_AREA_TYPE_SHIFT 8	/* &enum jit_alloc_type + 1, 0 if untyped */
 #define JIT_AREA_TYPE(type) (((unsigned long)(type) + 1) << JIT_AREA_TYPE_SHIFT)
 

@@ -34,7 +34,7 @@
 
 #define TEST_GRACE_MS	20
 
-/* How long cache_test_refill_race hammers a pool (soak runs set 30000). */
+/* How long cache_test_refill_race hammers a pool; longer runs raise it. */
 static unsigned int race_ms = 1500;
 module_param(race_ms, uint, 0444);
 MODULE_PARM_DESC(race_ms, "milliseconds of cache_test_refill_race");
@@ -918,17 +918,6 @@ static void cache_test_fallback_alias(struct kunit *test)
 }
 
 /*
- * A huge vmalloc mapping made where smaller mappings were replaces their
- * table and frees it (pmd_free_pte_page()) while a software walker of the
- * kernel page tables may be inside it.  The walker here does what the
- * page-table dumper does - ptdump_walk_pgd() walks with init_mm's
- * mmap_lock held for writing - over one PMD-sized window, while the test
- * maps that window with small pages, frees it, maps it with one huge page
- * (over the former table) and frees it again, many times.  A clear or
- * free of the table under a walker that tested the entry and reads it
- * again oopses the walker.
- */
-/*
  * A top-down pool (arm64's module text) stacks its huge pages at the top
  * of its range with no guard page between them, and leaves the rest in
  * one piece for page-granular allocations: what keeps a 128 MiB module
@@ -992,6 +981,17 @@ static void cache_test_top_down(struct kunit *test)
 		   nr, (end - start) >> 20, big ? big_size >> 20 : 0);
 }
 
+/*
+ * A huge vmalloc mapping made where smaller mappings were replaces their
+ * table and frees it (pmd_free_pte_page()) while a software walker of the
+ * kernel page tables may be inside it.  The walker here does what the
+ * page-table dumper does - ptdump_walk_pgd() walks with init_mm's
+ * mmap_lock held for writing - over one PMD-sized window, while the test
+ * maps that window with small pages, frees it, maps it with one huge page
+ * (over the former table) and frees it again, many times.  A clear or
+ * free of the table under a walker that tested the entry and reads it
+ * again oopses the walker.
+ */
 struct huge_vmap_walk {
 	unsigned long start;
 	unsigned long walks;

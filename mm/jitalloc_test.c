@@ -4,8 +4,7 @@
  *
  * Each case checks one behaviour: placement per type, fallback, the
  * protections read back from the page tables, the initial contents, the
- * update helpers, and the rejection of every kind of bad input.  Cases that
- * expect a warning bracket it with markers the boot checker understands.
+ * update helpers, and the rejection of every kind of bad input.
  */
 
 #include <kunit/test.h>
@@ -18,7 +17,7 @@
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 
-#include "jitalloc_cache.h"
+#include "jitalloc_internal.h"
 #include "jitalloc_test_pt.h"
 
 /* ===== Helpers ===== */
@@ -28,8 +27,7 @@
 
 /*
  * Bad calls are refused, counted and reported with a rate-limited message
- * (no WARNING: any WARNING fails a test boot); each case checks that
- * exactly its bad calls were counted.
+ * (no WARNING); each case checks that exactly its bad calls were counted.
  */
 #define JIT_TEST_EXPECT_REFUSED(test, before, n)			\
 	KUNIT_EXPECT_EQ(test, jit_alloc_refused(), (before) + (n))
@@ -666,8 +664,8 @@ static void jit_test_free_interior(struct kunit *test)
  * out of the allocator's tree may need a maple node (a rebalance), and a
  * failed removal would leave a stale entry that passes the range check of
  * jit_update_copy().  The first slab allocation of each free is made to
- * fail (the task's fail-nth, as /proc/self/fail-nth sets it; FAILSLAB is
- * built into the debug kernel): the node for the erase, where it needs one.
+ * fail (the task's fail-nth, as /proc/self/fail-nth sets it; needs
+ * CONFIG_FAILSLAB): the node for the erase, where it needs one.
  * Every freed area must be gone from the tree (not only taken for freed:
  * the tree holds as many entries as before), and some frees must have met
  * the failure, or the test tested nothing.
@@ -713,7 +711,7 @@ static void jit_test_free_under_failslab(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, jit_alloc_areas(), areas);
 	KUNIT_EXPECT_LT(test, 0, met);
 #else
-	kunit_skip(test, "FAILSLAB is built into the debug kernel only");
+	kunit_skip(test, "needs CONFIG_FAILSLAB");
 #endif
 }
 

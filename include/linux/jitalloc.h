@@ -22,11 +22,6 @@
  * @JIT_ALLOC_KASAN_SHADOW: allocate KASAN shadow for each allocation;
  *	needed where the placement range is not covered by the vmalloc
  *	shadow (KASAN without KASAN_VMALLOC).
- * @JIT_ALLOC_GROUP_PAGES: set_memory_*() on jit memory also changes its
- *	direct-map alias, splitting large direct-map pages; with
- *	CONFIG_JIT_ALLOC_CACHE, page-granular allocations take their pages
- *	from blocks of one direct-map leaf each, so that only the first
- *	change in a block splits it.
  * @JIT_ALLOC_RANDOMIZE: randomize placement, as module KASLR does: page
  *	granular allocations start a random number of pages (1 to 1024) into
  *	their range, drawn at the first allocation, and with
@@ -38,18 +33,23 @@
  *	places of its range, not at random: for a small module region whose
  *	place is random itself (arm64), so that they leave the rest of it in
  *	one piece for large page-granular allocations.
+ * @JIT_ALLOC_GROUP_PAGES: set_memory_*() on jit memory also changes its
+ *	direct-map alias, splitting large direct-map pages; with
+ *	CONFIG_JIT_ALLOC_CACHE, page-granular allocations take their pages
+ *	from blocks of one direct-map leaf each, so that only the first
+ *	change in a block splits it.
  */
 enum jit_alloc_flags {
 	JIT_ALLOC_KASAN_SHADOW	= (1 << 0),
-	JIT_ALLOC_GROUP_PAGES	= (1 << 1),
-	JIT_ALLOC_RANDOMIZE	= (1 << 2),
-	JIT_ALLOC_CACHE_TOP_DOWN = (1 << 3),
+	JIT_ALLOC_RANDOMIZE	= (1 << 1),
+	JIT_ALLOC_CACHE_TOP_DOWN = (1 << 2),
+	JIT_ALLOC_GROUP_PAGES	= (1 << 3),
 };
 
 #define JIT_ALLOC_FLAGS_MASK	(JIT_ALLOC_KASAN_SHADOW | \
-				 JIT_ALLOC_GROUP_PAGES | \
 				 JIT_ALLOC_RANDOMIZE | \
-				 JIT_ALLOC_CACHE_TOP_DOWN)
+				 JIT_ALLOC_CACHE_TOP_DOWN | \
+				 JIT_ALLOC_GROUP_PAGES)
 
 /**
  * enum jit_alloc_type - who an allocation is for, to choose its placement
@@ -164,7 +164,7 @@ struct jit_block_pool;
  *	%JIT_ALLOC_GROUP_PAGES asks for them; %NULL means vmalloc pages
  *
  * There is one context for the kernel, set up by jit_alloc_init() from
- * jit_alloc_arch_params().  The KUnit test sets up its own.
+ * jit_alloc_arch_params().
  */
 struct jit_alloc_ctx {
 	struct jit_alloc_params	params;

@@ -15,8 +15,9 @@
  * Make the direct-map alias of a cached huge page read-only, or writable
  * again before the page is freed.  For a huge page the range is one
  * naturally aligned 2 MiB block, so this changes at most one PMD of the
- * direct map and never splits it into 4 KiB pages; the fallback path
- * protects the aliases of single pages, as set_memory_ro() did for stock.
+ * direct map and never splits it into 4 KiB pages.  Page-granular
+ * read-only text has its aliases protected by
+ * jit_arch_protect_vmalloc_aliases() below.
  */
 int jit_arch_protect_alias(void *addr, size_t len, bool protect)
 {
@@ -107,7 +108,6 @@ int jit_arch_text_copy(void *dst, const void *src, size_t len)
 	return 0;
 }
 
-/* text_poke_set() fills the whole pages of large runs in bulk. */
 int jit_arch_text_set(void *dst, int c, size_t len)
 {
 	text_poke_set(dst, c, len);

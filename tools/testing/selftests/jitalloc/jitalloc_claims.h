@@ -3,7 +3,7 @@
  * What the series claims stock 6.1 does not do, tested only through
  * interfaces stock 6.1 has too (/proc/vmstat, the ptdump file,
  * /proc/vmallocinfo), so that the same tests run on both kernels:
- * jitalloc_test runs them on the series, where they must pass, and
+ * jitalloc_claims runs them on the series, where they must pass, and
  * jitalloc_control on stock 6.1 built from the same config, where each
  * must fail: a claim test that passes on stock cannot tell the two apart.
  *

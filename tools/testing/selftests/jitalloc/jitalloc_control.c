@@ -4,7 +4,7 @@
  * 6.1 built from the same config as the series, where every claim test
  * must fail.  make test counts those failures as expected and fails when
  * one of them passes, because then it cannot tell the series from stock.
- * On a kernel with jitalloc it skips everything: jitalloc_test runs the
+ * On a kernel with jitalloc it skips everything: jitalloc_claims runs the
  * same tests there.  JT_CONTROL_ANY_KERNEL=1 runs them on any kernel, as
  * a workload that both kernels run the same way.
  */

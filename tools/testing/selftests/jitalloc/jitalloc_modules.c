@@ -1,0 +1,933 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * jitalloc selftests: the module loader.
+ *
+ * Modules load, unload and are placed where the kernel says; their text is
+ * read-only and executable from allocation, written once through the
+ * allocator, and its linear alias read-only; init-only modules, a 2 MiB
+ * and a 16 MiB module, livepatch; coresize still counts data.  Runs
+ * first: it remembers the refused calls and checks there is no W+X
+ * mapping before any workload (jitalloc_churn checks both at the end).
+ *
+ * Needs root, debugfs at /sys/kernel/debug and tracefs at
+ * /sys/kernel/tracing.  The test modules are looked for next to
+ * $JITALLOC_TESTMOD (default: ./ko/jitalloc_testmod.ko, where the
+ * kselftest build puts them).
+ */
+#include <dirent.h>
+#include <linux/elf.h>
+#include <limits.h>
+#include <time.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <sys/stat.h>
+#include "../kselftest_harness.h"
+#include "jitalloc_util.h"
+#include "jitalloc_common.h"
+
+#define HUGEMOD_NAME	"jitalloc_hugemod"
+
+#define HUGEMOD_TEXT	(16UL << 20)
+
+#define INITONLY_NAME	"jitalloc_initonly"
+
+static unsigned long section_addr(const char *section)
+{
+	char path[256], buf[64];
+
+	snprintf(path, sizeof(path), "/sys/module/%s/sections/%s",
+		 TESTMOD_NAME, section);
+	if (jt_read(path, buf, sizeof(buf)) <= 0)
+		return 0;
+	return strtoul(buf, NULL, 16);
+}
+
+/*
+ * Remember the refused calls before the users' workloads (KUnit's bad-input
+ * cases made some at boot); refused_calls_after_users checks that none of
+ * BPF, kprobes, ftrace or the module loader made one since.
+ */
+TEST(refused_calls_baseline)
+{
+	char buf[32];
+	long n = refused_calls();
+	int fd, len;
+
+	ASSERT_LE(0, n) TH_LOG("%s unreadable", API_PATH);
+	len = snprintf(buf, sizeof(buf), "%ld\n", n);
+	fd = open(REFUSED_SAVED, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	ASSERT_LE(0, fd);
+	EXPECT_EQ(len, write(fd, buf, len));
+	close(fd);
+}
+
+TEST(no_wx_mapping_at_start)
+{
+	struct jt_pt_summary s;
+
+	if (!jt_ptdump_path())
+		SKIP(return, NO_PTDUMP);
+	ASSERT_EQ(0, jt_pt_scan(&s)) TH_LOG("no ptdump file in debugfs");
+	ASSERT_LT(0, s.exec_entries);
+	EXPECT_EQ(0, s.wx_lines) TH_LOG("W+X mapping at 0x%lx", s.wx_first);
+}
+
+TEST(module_load_unload)
+{
+	static const struct {
+		const char *name;
+		int writable, exec;
+	} sections[] = {
+		{ ".text", 0, 1 },
+		{ ".rodata", 0, 0 },
+		{ ".data", 1, 0 },
+	};
+	char buf[64];
+	unsigned int i;
+
+	if (access("/proc/modules", F_OK))
+		SKIP(return, "kernel built without CONFIG_MODULES");
+
+	ASSERT_EQ(0, jt_module_load(jt_testmod_path(), ""));
+	ASSERT_LT(0, jt_read("/sys/module/" TESTMOD_NAME "/parameters/selfcheck",
+			     buf, sizeof(buf)));
+	EXPECT_STREQ("ok\n", buf);
+
+	for (i = 0; jt_ptdump_path() && i < ARRAY_SIZE(sections); i++) {
+		unsigned long addr = section_addr(sections[i].name);
+		struct jt_pt_entry e;
+
+		ASSERT_NE(0, addr) TH_LOG("%s: no address", sections[i].name);
+		ASSERT_EQ(0, jt_pt_lookup(addr, &e))
+			TH_LOG("%s at 0x%lx is not mapped", sections[i].name, addr);
+		EXPECT_EQ(sections[i].writable, e.writable)
+			TH_LOG("%s at 0x%lx", sections[i].name, addr);
+		EXPECT_EQ(sections[i].exec, e.exec)
+			TH_LOG("%s at 0x%lx", sections[i].name, addr);
+	}
+
+	ASSERT_EQ(0, jt_module_unload(TESTMOD_NAME));
+	EXPECT_NE(0, access("/sys/module/" TESTMOD_NAME, F_OK));
+}
+
+/*
+ * Where the architecture caches module text, a loaded module's text is a
+ * chunk of one of the pool's huge pages, read-only and executable inside
+ * a PMD mapping, and unloading gives its bytes back.
+ */
+TEST(module_text_from_cache)
+{
+	long before, loaded, after;
+	struct jt_pt_entry e = { 0 };
+	unsigned long text;
+	char pool[512], buf[64];
+
+	if (access("/proc/modules", F_OK))
+		SKIP(return, "kernel built without CONFIG_MODULES");
+	if (cache_pool("modules", pool, sizeof(pool)))
+		SKIP(return, "%s",
+		     no_pool_why("no jitalloc cache pool serves module text here"));
+
+	before = jt_read_key(pool, "bytes_in_use_modules");
+	ASSERT_LE(0, before);
+	ASSERT_EQ(0, jt_module_load(jt_testmod_path(), ""));
+	ASSERT_LT(0, jt_read("/sys/module/" TESTMOD_NAME "/parameters/selfcheck",
+			     buf, sizeof(buf)));
+	EXPECT_STREQ("ok\n", buf);
+	loaded = jt_read_key(pool, "bytes_in_use_modules");
+	text = section_addr(".text");
+	ASSERT_NE(0, text);
+	if (jt_ptdump_path()) {
+		ASSERT_EQ(0, jt_pt_lookup(text, &e));
+		EXPECT_EQ(0, e.writable) TH_LOG(".text at 0x%lx", text);
+		EXPECT_EQ(1, e.exec) TH_LOG(".text at 0x%lx", text);
+	}
+	/*
+	 * A small module's text is a chunk of a cache huge page: one that
+	 * was routed to the page-granular fallback would share nothing.
+	 */
+	EXPECT_EQ(1, in_huge_page(pool, text))
+		TH_LOG(".text at 0x%lx is in no huge page of %s", text, pool);
+	if (jt_ptdump_path())
+		EXPECT_EQ(2UL << 20, e.level_size) TH_LOG(".text at 0x%lx", text);
+	EXPECT_LT(before, loaded);
+
+	ASSERT_EQ(0, jt_module_unload(TESTMOD_NAME));
+	after = jt_read_key(pool, "bytes_in_use_modules");
+	EXPECT_EQ(before, after);
+}
+
+/* Does the kernel patch retpolines into module text (spectre_v2)? */
+static int retpolines_on(void)
+{
+	char buf[256];
+
+	if (jt_read("/sys/devices/system/cpu/vulnerabilities/spectre_v2",
+		    buf, sizeof(buf)) <= 0)
+		return 0;
+	return !!strstr(buf, "Retpolines");
+}
+
+/*
+ * Module text that is read-only from the start is relocated and patched
+ * (paravirt, retpolines, return thunks, alternatives) in a writable copy
+ * and written with one jit_update_copy(): the load pokes text exactly
+ * once, however many sites it has.  Poking site by site took text_mutex
+ * per site, under ITS's own hold of it (a deadlock), and is what this
+ * guards against.
+ */
+#ifdef __x86_64__
+/* every copy into read-only text, the allocator's or anyone's */
+#define POKE_COPY_FUNC	"text_poke_copy"
+#else
+/* arm64's aarch64_insn_copy() is __kprobes: the allocator's hook into it */
+#define POKE_COPY_FUNC	"jit_arch_text_copy"
+#endif
+
+TEST(module_text_written_once)
+{
+	long before, after, writes = 1;
+	char pool[512], buf[64];
+
+	if (access("/proc/modules", F_OK))
+		SKIP(return, "kernel built without CONFIG_MODULES");
+	if (cache_pool("modules", pool, sizeof(pool)))
+		SKIP(return, "%s",
+		     no_pool_why("no jitalloc cache pool serves module text here"));
+
+	/* counted by a kprobe, not by the allocator's own text_pokes */
+	ASSERT_EQ(0, jt_probe_add("jt_poke_copy", POKE_COPY_FUNC))
+		TH_LOG("cannot probe %s", POKE_COPY_FUNC);
+	before = jt_probe_hits("jt_poke_copy");
+	ASSERT_LE(0, before);
+	ASSERT_EQ(0, jt_module_load(jt_testmod_path(), ""));
+	after = jt_probe_hits("jt_poke_copy");
+	jt_probe_del("jt_poke_copy");
+	ASSERT_LT(0, jt_read("/sys/module/" TESTMOD_NAME "/parameters/selfcheck",
+			     buf, sizeof(buf)));
+	EXPECT_STREQ("ok\n", buf);
+	if (retpolines_on()) {
+		/* the sites are there: the test means something */
+		EXPECT_NE(0, mod_section_addr(TESTMOD_NAME, ".retpoline_sites"));
+		EXPECT_NE(0, mod_section_addr(TESTMOD_NAME, ".return_sites"));
+	}
+	/* its init text is written once too, where it is read-only */
+	if (!cache_pool("module_init", pool, sizeof(pool)))
+		writes++;
+	EXPECT_EQ(before + writes, after)
+		TH_LOG("%s calls during the load", POKE_COPY_FUNC);
+	ASSERT_EQ(0, jt_module_unload(TESTMOD_NAME));
+}
+
+#define INIT_EV_INSTANCE	JT_TRACEFS "/instances/jt_init_events"
+
+/*
+ * Module init text is read-only and executable from allocation where the
+ * architecture caches it (x86): a chunk of a cache huge page, relocated
+ * and patched in a copy and written once, mapped "rx" in a 2 MiB leaf
+ * while the module's init code runs, and freed after init.  The init code
+ * checks its own init text, init read-only data and init data (relocated
+ * pointers, an indirect call site, alternatives) wherever they live.
+ */
+TEST(module_init_text_from_cache)
+{
+	unsigned long init_text = 0, addr = 0, len = 0;
+	char pool[512], core[512], buf[64];
+	long before = 0, after;
+	int freed = 0, cached;
+
+	if (access("/proc/modules", F_OK))
+		SKIP(return, "kernel built without CONFIG_MODULES");
+	cached = !cache_pool("module_init", pool, sizeof(pool));
+	/* x86 and arm64 cache init text wherever they cache core text */
+	if (!cache_pool("modules", core, sizeof(core)))
+		ASSERT_TRUE(cached) TH_LOG("module core text is cached, init text is not");
+	if (cached) {
+		ASSERT_EQ(0, access(JT_TRACEFS "/events/jitalloc/jit_alloc", F_OK));
+		before = settled_key_for(pool, "bytes_in_use_module_init", 5);
+		ASSERT_LE(0, before);
+		rmdir(INIT_EV_INSTANCE);
+		ASSERT_EQ(0, mkdir(INIT_EV_INSTANCE, 0755)) TH_LOG("%s", strerror(errno));
+		ASSERT_EQ(0, jt_write(INIT_EV_INSTANCE "/buffer_size_kb", "1024"));
+		ASSERT_EQ(0, jt_write(INIT_EV_INSTANCE "/events/jitalloc/jit_alloc/enable", "1"));
+		ASSERT_EQ(0, jt_write(INIT_EV_INSTANCE "/events/jitalloc/jit_free/enable", "1"));
+	}
+
+	ASSERT_EQ(0, jt_module_load(jt_testmod_path(), ""));
+	ASSERT_LT(0, jt_read("/sys/module/" TESTMOD_NAME "/parameters/selfcheck",
+			     buf, sizeof(buf)));
+	EXPECT_STREQ("ok\n", buf);
+	ASSERT_LT(0, jt_read("/sys/module/" TESTMOD_NAME "/parameters/initcheck",
+			     buf, sizeof(buf)));
+	EXPECT_STREQ("ok\n", buf);
+	ASSERT_LT(0, jt_read("/sys/module/" TESTMOD_NAME "/parameters/init_text",
+			     buf, sizeof(buf)));
+	printf("# init text while init ran: %s", buf);
+	init_text = mod_section_addr(TESTMOD_NAME, ".init.text");
+	EXPECT_NE(0, init_text);
+
+	if (cached) {
+		/* init is freed by a work item after an RCU grace period */
+		after = wait_key(pool, "bytes_in_use_module_init", before, 50);
+		EXPECT_EQ(before, after) TH_LOG("init text not freed after init");
+		jt_write(INIT_EV_INSTANCE "/events/jitalloc/enable", "0");
+		EXPECT_EQ(0, chunk_events(INIT_EV_INSTANCE, "module_init", &addr,
+					  &len, &freed))
+			TH_LOG("no module_init chunk allocation traced");
+		printf("# init text at 0x%lx: chunk 0x%lx + %lu, freed after init: %s\n",
+		       init_text, addr, len, freed ? "yes" : "no");
+		EXPECT_TRUE(init_text >= addr && init_text < addr + len);
+		EXPECT_TRUE(freed);
+#ifdef __x86_64__
+		EXPECT_STREQ("rx 2M rox\n", buf);
+#else
+		EXPECT_NE(NULL, strstr(buf, "rox"));
+#endif
+		rmdir(INIT_EV_INSTANCE);
+	} else if (cache_switched_off()) {
+		/* page-granular, and still read-only from the start */
+		EXPECT_NE(NULL, strstr(buf, "rox"));
+		EXPECT_EQ(NULL, strstr(buf, "2M"));
+	} else {
+		/* page-granular init text, protected with set_memory_*() */
+		EXPECT_EQ(NULL, strstr(buf, "rox"));
+	}
+	ASSERT_EQ(0, jt_module_unload(TESTMOD_NAME));
+}
+
+/*
+ * x86 ITS thunk pages are read-only and executable from allocation: chunks
+ * of the shared pool, written by text poking.  The kernel's own thunks,
+ * added at boot and never freed, are in the pool; a module's come and go
+ * with it; and no executable page is left that its user protects with
+ * set_memory_*().  ITS thunks replace indirect branches only where those
+ * are not retpolines (IBRS or eIBRS parts), which TCG cannot emulate.
+ */
+TEST(its_thunks_from_cache)
+{
+	long boot, loaded, after;
+	char pool[512], buf[256];
+
+	if (jt_read("/sys/devices/system/cpu/vulnerabilities/indirect_target_selection",
+		    buf, sizeof(buf)) <= 0 || !strstr(buf, "Aligned branch/return thunks"))
+		SKIP(return, "no ITS thunks here (x86 with the ITS mitigation only)");
+	if (access("/proc/modules", F_OK))
+		SKIP(return, "without CONFIG_MODULES ITS uses the kernel's static thunks");
+	if (cache_switched_off() || pools_sum("huge_pages") < 0)
+		SKIP(return, "%s",
+		     no_pool_why("no jitalloc cache pool here"));
+	ASSERT_EQ(0, cache_pool("its", pool, sizeof(pool)))
+		TH_LOG("x86 ITS thunk pages are not served by the cache");
+	if (retpolines_on())
+		SKIP(return, "retpolines here, no ITS thunks (IBRS/eIBRS only; not in TCG)");
+
+	boot = jt_read_key(pool, "bytes_in_use_its");
+	printf("# ITS thunk bytes in the cache at rest: %ld\n", boot);
+	EXPECT_LT(0, boot) TH_LOG("the kernel's own thunks are not in the cache");
+	ASSERT_EQ(0, jt_module_load(jt_testmod_path(), ""));
+	loaded = jt_read_key(pool, "bytes_in_use_its");
+	ASSERT_LT(0, jt_read("/sys/module/" TESTMOD_NAME "/parameters/selfcheck",
+			     buf, sizeof(buf)));
+	EXPECT_STREQ("ok\n", buf);
+	EXPECT_EQ(0, jt_read_key(API_PATH, "exec_alias_writable_user_protected"));
+	ASSERT_EQ(0, jt_module_unload(TESTMOD_NAME));
+	after = wait_key(pool, "bytes_in_use_its", boot, 20);
+	printf("# with %s loaded: %ld, after unload: %ld\n", TESTMOD_NAME,
+	       loaded, after);
+	EXPECT_LE(boot, loaded);
+	EXPECT_EQ(boot, after);
+}
+
+/*
+ * Executable page-granular text that its users protect themselves
+ * (set_memory_ro() after writing it) has no writable linear alias either,
+ * with a module loaded: on every target, whatever the CPU's mitigations.
+ */
+TEST(exec_aliases_user_protected_read_only)
+{
+	if (access("/proc/modules", F_OK) == 0)
+		ASSERT_EQ(0, jt_module_load(jt_testmod_path(), ""));
+	EXPECT_EQ(0, jt_read_key(API_PATH, "exec_alias_writable_user_protected"));
+	if (access("/proc/modules", F_OK) == 0)
+		ASSERT_EQ(0, jt_module_unload(TESTMOD_NAME));
+}
+
+/* A module with only __init code has no core text, and loads as on stock. */
+TEST(module_without_core_text)
+{
+	char path[512], buf[16];
+
+	if (access("/proc/modules", F_OK))
+		SKIP(return, "kernel built without CONFIG_MODULES");
+	ko_path(path, sizeof(path), INITONLY_NAME ".ko");
+	ASSERT_EQ(0, jt_module_load(path, "")) TH_LOG("loading %s", path);
+	ASSERT_LT(0, jt_read("/sys/module/" INITONLY_NAME "/parameters/ran",
+			     buf, sizeof(buf)));
+	EXPECT_STREQ("Y\n", buf);
+	EXPECT_EQ(0, mod_section_addr(INITONLY_NAME, ".text"));
+	/* no exit function: a forced unload */
+	EXPECT_EQ(0, syscall(__NR_delete_module, INITONLY_NAME,
+			     O_NONBLOCK | O_TRUNC));
+}
+
+/*
+ * The core size a module's sections need, read from its .ko (not from the
+ * kernel): non-init allocated sections, text rounded up to a page as
+ * STRICT_MODULE_RWX lays it out, alignment padding not counted.  The
+ * loader drops SHF_ALLOC from .modinfo, __versions and the per-cpu
+ * section.  *text gets the text part.
+ */
+static long ko_core_size(const char *path, long *text)
+{
+	long page = sysconf(_SC_PAGESIZE), rest = 0;
+	const struct elf64_shdr *sh, *strsh;
+	const struct elf64_hdr *eh;
+	struct stat st;
+	void *map;
+	int fd, i;
+
+	*text = 0;
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st)) {
+		close(fd);
+		return -1;
+	}
+	map = mmap(NULL, st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return -1;
+	eh = map;
+	sh = map + eh->e_shoff;
+	strsh = &sh[eh->e_shstrndx];
+	for (i = 0; i < eh->e_shnum; i++) {
+		const char *name = map + strsh->sh_offset + sh[i].sh_name;
+
+		if (!(sh[i].sh_flags & SHF_ALLOC) ||
+		    !strncmp(name, ".init", 5) || !strcmp(name, ".modinfo") ||
+		    !strcmp(name, "__versions") ||
+		    !strcmp(name, ".data..percpu"))
+			continue;
+		if (sh[i].sh_flags & SHF_EXECINSTR)
+			*text += sh[i].sh_size;
+		else
+			rest += sh[i].sh_size;
+	}
+	munmap(map, st.st_size);
+	*text = (*text + page - 1) / page * page;
+	return *text + rest;
+}
+
+/* The size /proc/modules gives @name, or -1. */
+static long proc_modules_size(const char *name)
+{
+	char line[512], mod[64];
+	long size = -1, sz;
+	FILE *f = fopen("/proc/modules", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%63s %ld", mod, &sz) == 2 &&
+		    !strcmp(mod, name))
+			size = sz;
+	fclose(f);
+	return size;
+}
+
+/*
+ * /sys/module/<name>/coresize means what it always meant, and what lsmod
+ * shows: text and data, although data is now allocated apart.  Bounded by
+ * the sections of the .ko itself, and equal to /proc/modules' size once
+ * init memory is gone.  A module with only __init code has no core text
+ * but still a core: its module structure.
+ */
+TEST(module_coresize_counts_data)
+{
+	const struct {
+		const char *name;
+		bool initonly;
+	} mods[] = { { TESTMOD_NAME, false }, { INITONLY_NAME, true } };
+	char path[512], file[128], buf[32];
+	long core, text, coresize;
+	unsigned int i;
+
+	if (access("/proc/modules", F_OK))
+		SKIP(return, "kernel built without CONFIG_MODULES");
+	for (i = 0; i < ARRAY_SIZE(mods); i++) {
+		if (mods[i].initonly)
+			ko_path(path, sizeof(path), INITONLY_NAME ".ko");
+		else
+			snprintf(path, sizeof(path), "%s", jt_testmod_path());
+		core = ko_core_size(path, &text);
+		ASSERT_LT(0, core) TH_LOG("cannot read the sections of %s", path);
+		ASSERT_EQ(0, jt_module_load(path, "")) TH_LOG("loading %s", path);
+		snprintf(file, sizeof(file), "/sys/module/%s/coresize",
+			 mods[i].name);
+		ASSERT_LT(0, jt_read(file, buf, sizeof(buf)));
+		coresize = strtol(buf, NULL, 10);
+		ksft_print_msg("%s: coresize %ld, its sections need %ld (text %ld)\n",
+			       mods[i].name, coresize, core, text);
+		EXPECT_LE(core, coresize)
+			TH_LOG("%s: coresize %ld leaves out data (its sections need %ld, text %ld)",
+			       mods[i].name, coresize, core, text);
+		EXPECT_EQ(proc_modules_size(mods[i].name), coresize);
+		/* no exit function in the init-only module: a forced unload */
+		if (mods[i].initonly) {
+			EXPECT_EQ(0, syscall(__NR_delete_module, INITONLY_NAME,
+					     O_NONBLOCK | O_TRUNC));
+		} else {
+			EXPECT_EQ(0, jt_module_unload(TESTMOD_NAME));
+		}
+	}
+}
+
+/*
+ * No executable page the allocator handed out page by page has a writable
+ * linear alias, as the kernel reads its own page tables (debugfs "api"
+ * exec_* keys; the cache's huge pages are checked by the pools' files).
+ * On x86 the 2 MiB test module is loaded meanwhile: no cache page holds
+ * its text, so its hundreds of fallback pages are walked.
+ */
+TEST(exec_aliases_read_only)
+{
+	long before = 0, checked, writable, others, protect;
+	char path[512], api[1024];
+	int bigmod;
+
+	ASSERT_LT(0, jt_read(API_PATH, api, sizeof(api)));
+	if (jt_key_in(api, "exec_pages_checked") < 0)
+		SKIP(return, "no exec_* keys in %s: kernel without the cache", API_PATH);
+	ko_path(path, sizeof(path), BIGMOD_NAME ".ko");
+	bigmod = !access("/proc/modules", F_OK) && !access(path, R_OK);
+	if (bigmod) {
+		/* left loaded by an earlier failed run? */
+		jt_module_unload(BIGMOD_NAME);
+		ASSERT_LT(0, jt_read(API_PATH, api, sizeof(api)));
+		before = jt_key_in(api, "exec_pages_checked");
+		ASSERT_EQ(0, jt_module_load(path, "")) TH_LOG("loading %s", path);
+	}
+	ASSERT_LT(0, jt_read(API_PATH, api, sizeof(api)));
+	if (bigmod)
+		EXPECT_EQ(0, jt_module_unload(BIGMOD_NAME));
+	checked = jt_key_in(api, "exec_pages_checked");
+	writable = jt_key_in(api, "exec_alias_writable");
+	others = jt_key_in(api, "exec_alias_writable_user_protected");
+	protect = jt_key_in(api, "exec_aliases_protected");
+	printf("# %ld executable pages of page-granular text, %ld with a writable alias",
+	       checked, writable);
+	printf(" (%ld more protected by their users; aliases protected here: %ld)\n",
+	       others, protect);
+	ASSERT_LE(0, protect);
+	ASSERT_LE(0, writable);
+	if (!bigmod && !checked)
+		SKIP(return, "no executable page-granular text here to check");
+	if (bigmod)
+		EXPECT_LE(before + (2L << 20) / getpagesize(), checked)
+			TH_LOG("the 2 MiB module's text was not walked");
+	/*
+	 * Not only where the kernel says it protects them: x86 always can,
+	 * and the arm64 test kernels map the linear map with pages
+	 * (rodata=full).
+	 */
+#if defined(__x86_64__) || defined(__aarch64__)
+	EXPECT_EQ(1, protect);
+#endif
+	EXPECT_EQ(0, writable);
+}
+
+/*
+ * A module with more than 2 MiB of text cannot be held by a cache huge
+ * page: it is served by the counted fallback, read-only and executable
+ * from the start with a read-only direct-map alias (the module checks its
+ * own pages), and gives everything back on unload.
+ */
+/*
+ * IPIs that flush TLBs so far, all CPUs, from x86's /proc/interrupts:
+ * "TLB" (shootdowns of user mappings) and "CAL" (function calls, which is
+ * what flush_tlb_kernel_range() and flush_tlb_all() send), or -1.
+ */
+static long tlb_shootdowns(void)
+{
+	char line[1024], *p, *end;
+	long sum = -1, v;
+	FILE *f = fopen("/proc/interrupts", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		p = line + strspn(line, " ");
+		if (strncmp(p, "TLB:", 4) && strncmp(p, "CAL:", 4))
+			continue;
+		if (sum < 0)
+			sum = 0;
+		for (p += 4; (v = strtol(p, &end, 10)), end != p; p = end)
+			sum += v;
+	}
+	fclose(f);
+	return sum;
+}
+
+/*
+ * Bounds for loading the big module.  Its text's direct-map aliases are
+ * made read-only in one set_memory_ro() (x86), as stock 6.1 protected its
+ * text; page by page, that would be over 500 calls, each with a flush IPI
+ * per other CPU.  The calls are counted exactly, with a kprobe; the
+ * function-call and TLB IPIs of the load only loosely, since they include
+ * every cross-call made meanwhile (the debug kernel makes some 60-90,
+ * stock-like kernels 5-10).
+ */
+#define BIGMOD_MAX_RO_CALLS	16
+
+#define BIGMOD_MAX_SHOOTDOWNS	256
+
+TEST(module_text_over_2mib)
+{
+	long fb_before, fb_loaded, fb_after, tlb_before, tlb_loaded;
+	long ro_before, ro_loaded;
+	char path[512], pool[512], buf[64];
+	struct jt_pt_entry e = { 0 };
+	unsigned long text;
+
+	if (access("/proc/modules", F_OK))
+		SKIP(return, "kernel built without CONFIG_MODULES");
+	ko_path(path, sizeof(path), BIGMOD_NAME ".ko");
+	if (access(path, R_OK))
+		SKIP(return, "%s is built for x86_64 and arm64 only", BIGMOD_NAME);
+	if (cache_pool("modules", pool, sizeof(pool)))
+		SKIP(return, "%s",
+		     no_pool_why("no jitalloc cache pool serves module text here"));
+
+	ASSERT_EQ(0, jt_probe_add("jt_set_ro", "set_memory_ro"));
+	ro_before = jt_probe_hits("jt_set_ro");
+	fb_before = jt_read_key(pool, "fallback_pages");
+	tlb_before = tlb_shootdowns();
+	ASSERT_EQ(0, jt_module_load(path, "")) TH_LOG("loading %s", path);
+	tlb_loaded = tlb_shootdowns();
+	ro_loaded = jt_probe_hits("jt_set_ro");
+	jt_probe_del("jt_set_ro");
+	fb_loaded = jt_read_key(pool, "fallback_pages");
+	/* its read-only aliases are made in one operation, not page by page */
+	EXPECT_LE(0, ro_before);
+	EXPECT_GE(BIGMOD_MAX_RO_CALLS, ro_loaded - ro_before)
+		TH_LOG("%ld set_memory_ro() calls loading %s",
+		       ro_loaded - ro_before, BIGMOD_NAME);
+	printf("# %ld set_memory_ro() calls loading %s\n",
+	       ro_loaded - ro_before, BIGMOD_NAME);
+	if (tlb_before >= 0) {
+		EXPECT_GE(BIGMOD_MAX_SHOOTDOWNS, tlb_loaded - tlb_before)
+			TH_LOG("%ld flush IPIs loading %s", tlb_loaded - tlb_before,
+			       BIGMOD_NAME);
+		printf("# %ld flush IPIs loading %s\n", tlb_loaded - tlb_before,
+		       BIGMOD_NAME);
+	}
+	ASSERT_LT(0, jt_read("/sys/module/" BIGMOD_NAME "/parameters/selfcheck",
+			     buf, sizeof(buf)));
+	EXPECT_STREQ("ok\n", buf);
+	EXPECT_LE(fb_before + (2L << 20) / getpagesize(), fb_loaded);
+	text = mod_section_addr(BIGMOD_NAME, ".text.jt_big");
+	EXPECT_NE(0, text);
+	if (text && jt_ptdump_path()) {
+		ASSERT_EQ(0, jt_pt_lookup(text, &e));
+		EXPECT_EQ(0, e.writable);
+		EXPECT_EQ(1, e.exec);
+	}
+	ASSERT_EQ(0, jt_module_unload(BIGMOD_NAME));
+	fb_after = jt_read_key(pool, "fallback_pages");
+	EXPECT_EQ(fb_before, fb_after);
+}
+
+/*
+ * Where module_alloc() put module text, as the kernel itself says, not the
+ * allocator: arm64's 128 MiB module region from module_alloc_base (its
+ * address from kallsyms, its value through /proc/kcore); x86_64's module
+ * area (MODULES_VADDR, the lower of its two values, to MODULES_END).  0 if
+ * it cannot be read.
+ */
+static int module_region(unsigned long *start, unsigned long *end)
+{
+#ifdef __aarch64__
+	unsigned long sym = jt_kallsyms_addr(NULL, "module_alloc_base");
+	struct elf64_hdr eh;
+	int fd, ok;
+
+	fd = sym ? open("/proc/kcore", O_RDONLY) : -1;
+	if (fd < 0)
+		return 0;
+	ok = pread(fd, &eh, sizeof(eh), 0) == sizeof(eh) &&
+	     kcore_read(fd, &eh, sym, start, sizeof(*start)) == sizeof(*start);
+	close(fd);
+	*end = *start + (128UL << 20);
+	return ok && *start;
+#elif defined(__x86_64__)
+	/* 0xffffffffc0000000 with KASLR's 1 GiB kernel image */
+	*start = 0xffffffffa0000000UL;
+	*end = 0xffffffffff000000UL;
+	return 1;
+#else
+	return 0;
+#endif
+}
+
+/*
+ * A module with 16 MiB of text loaded beside small ones is placed where
+ * module_alloc() placed it.  On arm64 that is the 128 MiB module region
+ * (whose base the kernel draws at boot, read here from the kernel, not
+ * from the allocator), which the cache's huge pages for module text share:
+ * stacked at its top, without guard pages, they leave it in one piece, and
+ * the big module does not go to the 2 GiB window behind PLT veneers.
+ */
+TEST(module_16mib_text_in_module_region)
+{
+	unsigned long start = 0, end = 0, text;
+	char path[512], pool[512];
+	long fb_before, fb_loaded;
+
+	if (access("/proc/modules", F_OK))
+		SKIP(return, "kernel built without CONFIG_MODULES");
+	ko_path(path, sizeof(path), HUGEMOD_NAME ".ko");
+	if (access(path, R_OK))
+		SKIP(return, "%s is built for x86_64 and arm64 only", HUGEMOD_NAME);
+	if (cache_pool("modules", pool, sizeof(pool)))
+		SKIP(return, "%s",
+		     no_pool_why("no jitalloc cache pool serves module text here"));
+	ASSERT_EQ(1, module_region(&start, &end))
+		TH_LOG("cannot read the module region from the kernel");
+
+	/* small modules first: their text takes the pool's huge pages */
+	jt_module_unload(HUGEMOD_NAME);
+	ASSERT_EQ(0, jt_module_load(jt_testmod_path(), ""));
+	ko_path(path, sizeof(path), INITONLY_NAME ".ko");
+	if (!access(path, R_OK)) {
+		ASSERT_EQ(0, jt_module_load(path, ""));
+		EXPECT_EQ(0, syscall(__NR_delete_module, INITONLY_NAME,
+				     O_NONBLOCK | O_TRUNC));
+	}
+	EXPECT_LE(1, jt_read_key(pool, "huge_pages"));
+
+	fb_before = jt_read_key(pool, "fallback_pages");
+	ko_path(path, sizeof(path), HUGEMOD_NAME ".ko");
+	ASSERT_EQ(0, jt_module_load(path, "")) TH_LOG("loading %s", path);
+	fb_loaded = jt_read_key(pool, "fallback_pages");
+	text = mod_section_addr(HUGEMOD_NAME, ".text.jt_big");
+	EXPECT_NE(0, text);
+	EXPECT_LE(start, text)
+		TH_LOG("16 MiB of text at 0x%lx, below the region 0x%lx-0x%lx",
+		       text, start, end);
+	EXPECT_GE(end, text + HUGEMOD_TEXT)
+		TH_LOG("16 MiB of text at 0x%lx, beyond the region 0x%lx-0x%lx",
+		       text, start, end);
+	printf("# 16 MiB of module text at the module region's start + %lu MiB (region %lu MiB)\n",
+	       (text - start) >> 20, (end - start) >> 20);
+	EXPECT_LE(fb_before + (long)(HUGEMOD_TEXT / getpagesize()), fb_loaded);
+	EXPECT_EQ(0, jt_module_unload(HUGEMOD_NAME));
+	EXPECT_EQ(0, jt_module_unload(TESTMOD_NAME));
+}
+
+/*
+ * Module data and init sections are page granular and get set_memory_ro();
+ * their pages come from page blocks, so once a block's direct-map page has
+ * been split (the warm-up cycle may do that) further loads split nothing.
+ */
+TEST(no_direct_map_splits_from_module_cycles)
+{
+	long before, after, allocs, in_use, now;
+	int i;
+
+	if (access("/proc/modules", F_OK))
+		SKIP(return, "kernel built without CONFIG_MODULES");
+	if (jt_read_key("/proc/vmstat", "direct_map_level2_splits") < 0)
+		SKIP(return, "no direct_map_level2_splits in /proc/vmstat on this arch");
+	if (cache_switched_off())
+		SKIP(return, CACHE_OFF_WHY);
+	if (access(BLOCKS_PATH, R_OK))
+		SKIP(return, "no %s: page blocks not used on this arch", BLOCKS_PATH);
+
+	in_use = jt_read_key(BLOCKS_PATH, "pages_in_use");
+	allocs = jt_read_key(BLOCKS_PATH, "allocs");
+	ASSERT_EQ(0, jt_module_load(jt_testmod_path(), ""));
+	ASSERT_EQ(0, jt_module_unload(TESTMOD_NAME));
+
+	before = jt_read_key("/proc/vmstat", "direct_map_level2_splits");
+	for (i = 0; i < 5; i++) {
+		ASSERT_EQ(0, jt_module_load(jt_testmod_path(), ""));
+		ASSERT_EQ(0, jt_module_unload(TESTMOD_NAME));
+	}
+	after = jt_read_key("/proc/vmstat", "direct_map_level2_splits");
+	EXPECT_EQ(before, after) TH_LOG("direct map PMDs split by module loads");
+	/* data and init of six loads, at least */
+	EXPECT_LE(allocs + 12, jt_read_key(BLOCKS_PATH, "allocs"));
+	/* init sections are freed by a work item after an RCU grace period */
+	now = wait_key(BLOCKS_PATH, "pages_in_use", in_use, 20);
+	EXPECT_EQ(in_use, now) TH_LOG("block pages still in use after unload");
+}
+
+/* Wait for livepatch @name to finish its transition (or to be gone). */
+static int klp_settled(const char *name)
+{
+	char path[256], buf[16];
+	int i;
+
+	snprintf(path, sizeof(path), "/sys/kernel/livepatch/%s/transition", name);
+	for (i = 0; i < 600; i++) {
+		if (jt_read(path, buf, sizeof(buf)) <= 0 || buf[0] == '0')
+			return 0;
+		usleep(100000);
+	}
+	return -1;
+}
+
+/* Kernel log records from now on: a /dev/kmsg reader at its end. */
+static int kmsg_from_now(void)
+{
+	int fd = open("/dev/kmsg", O_RDONLY | O_NONBLOCK);
+
+	if (fd >= 0)
+		lseek(fd, 0, SEEK_END);
+	return fd;
+}
+
+/* Append what @fd has to @buf (NUL-terminated, at most @size bytes). */
+static void kmsg_collect(int fd, char *buf, size_t size)
+{
+	size_t len = strlen(buf);
+	ssize_t n;
+
+	while (len + 1 < size) {
+		n = read(fd, buf + len, size - len - 1);
+		if (n <= 0 && errno != EPIPE)
+			break;
+		if (n > 0)
+			len += n;
+		buf[len] = '\0';
+	}
+}
+
+#define KLP_DIR		"/sys/kernel/livepatch/"
+
+#define KLP_BUSY	"post_patch_callback: livepatch_callbacks_busymod"
+
+#define KLP_COMING	"pre_patch_callback: livepatch_callbacks_mod"
+
+/*
+ * Livepatch on module text that is read-only from the start: the sample
+ * replaces cmdline_proc_show() (so /proc/cmdline says it has been live
+ * patched) until disabled; the callbacks demo patches a loaded module and
+ * one loaded after it (klp prepares a coming module), its callbacks run
+ * for each, and everything unloads.  The patches' own text comes from the
+ * cache like any module's.
+ */
+TEST(livepatch_samples)
+{
+	char orig[4096], now[4096], path[512], pool[512];
+	static char log[1 << 16];
+	unsigned long text;
+	int kmsg;
+
+	if (access(KLP_DIR, F_OK))
+		SKIP(return, "no livepatch here (the x86_64 debug kernel has it)");
+	ko_path(path, sizeof(path), "livepatch-sample.ko");
+	if (access(path, R_OK))
+		SKIP(return, "livepatch, but no sample modules (SAMPLE_LIVEPATCH) in %s",
+		     path);
+	ASSERT_LT(0, jt_read("/proc/cmdline", orig, sizeof(orig)));
+
+	ASSERT_EQ(0, jt_module_load(path, "")) TH_LOG("loading %s", path);
+	ASSERT_EQ(0, klp_settled("livepatch_sample"));
+	ASSERT_LT(0, jt_read("/proc/cmdline", now, sizeof(now)));
+	EXPECT_STREQ("this has been live patched\n", now);
+	text = mod_section_addr("livepatch_sample", ".text");
+	EXPECT_NE(0, text);
+	if (!cache_pool("modules", pool, sizeof(pool)) &&
+	    jt_read_key(pool, "huge_pages") > 0)
+		EXPECT_TRUE(in_huge_page(pool, text) ||
+			    jt_read_key(pool, "fallback_pages") > 0)
+			TH_LOG("livepatch text at 0x%lx", text);
+	ASSERT_EQ(0, jt_write(KLP_DIR "livepatch_sample/enabled", "0"));
+	ASSERT_EQ(0, klp_settled("livepatch_sample"));
+	ASSERT_LT(0, jt_read("/proc/cmdline", now, sizeof(now)));
+	EXPECT_STREQ(orig, now);
+	EXPECT_EQ(0, jt_module_unload("livepatch_sample"));
+
+	kmsg = kmsg_from_now();
+	ASSERT_LE(0, kmsg);
+	ko_path(path, sizeof(path), "livepatch-callbacks-busymod.ko");
+	ASSERT_EQ(0, jt_module_load(path, "")) TH_LOG("loading %s", path);
+	ko_path(path, sizeof(path), "livepatch-callbacks-demo.ko");
+	ASSERT_EQ(0, jt_module_load(path, "")) TH_LOG("loading %s", path);
+	ASSERT_EQ(0, klp_settled("livepatch_callbacks_demo"));
+	ko_path(path, sizeof(path), "livepatch-callbacks-mod.ko");
+	ASSERT_EQ(0, jt_module_load(path, "")) TH_LOG("loading %s", path);
+	ASSERT_EQ(0, jt_write(KLP_DIR "livepatch_callbacks_demo/enabled", "0"));
+	ASSERT_EQ(0, klp_settled("livepatch_callbacks_demo"));
+	EXPECT_EQ(0, jt_module_unload("livepatch_callbacks_demo"));
+	EXPECT_EQ(0, jt_module_unload("livepatch_callbacks_mod"));
+	EXPECT_EQ(0, jt_module_unload("livepatch_callbacks_busymod"));
+	kmsg_collect(kmsg, log, sizeof(log));
+	close(kmsg);
+	EXPECT_NE(NULL, strstr(log, "pre_patch_callback: vmlinux"));
+	EXPECT_NE(NULL, strstr(log, KLP_BUSY " -> [MODULE_STATE_LIVE]"));
+	EXPECT_NE(NULL, strstr(log, KLP_COMING " -> [MODULE_STATE_COMING]"));
+	EXPECT_NE(NULL, strstr(log, "post_unpatch_callback: livepatch_callbacks_mod"));
+	EXPECT_NE(NULL, strstr(log, "post_unpatch_callback: vmlinux"));
+}
+
+/*
+ * A klp relocation against a module is applied when that module comes,
+ * long after the livepatch's text was written read-only: on x86 by text
+ * poking.  jitalloc_klp (x86 debug kernel) holds such a relocation, an
+ * 8-byte slot relocated against jt_add() of jitalloc_testmod: 0 while the
+ * test module is away, jt_add()'s address once it is loaded, in the
+ * livepatch's read-only text; the patch replaces jt_patchable() of the
+ * test module loaded after it, and disables and unloads cleanly.
+ */
+TEST(livepatch_klp_relocation)
+{
+	char path[512], buf[64];
+	unsigned long site, jt_add;
+
+	if (access(KLP_DIR, F_OK))
+		SKIP(return, "no livepatch here (the x86_64 debug kernel has it)");
+	ko_path(path, sizeof(path), "jitalloc_klp.ko");
+	ASSERT_EQ(0, access(path, R_OK)) TH_LOG("%s: %s", path, strerror(errno));
+	jt_module_unload(TESTMOD_NAME);
+
+	ASSERT_EQ(0, jt_module_load(path, "")) TH_LOG("loading %s", path);
+	ASSERT_EQ(0, klp_settled("jitalloc_klp"));
+	ASSERT_LT(0, jt_read("/sys/module/jitalloc_klp/parameters/site", buf, sizeof(buf)));
+	EXPECT_STREQ("0\n", buf) TH_LOG("relocated before its module came");
+	ASSERT_LT(0, jt_read("/sys/module/jitalloc_klp/parameters/site_text",
+			     buf, sizeof(buf)));
+	EXPECT_STREQ("rox\n", buf);
+
+	ASSERT_EQ(0, jt_module_load(jt_testmod_path(), ""));
+	ASSERT_EQ(0, klp_settled("jitalloc_klp"));
+	ASSERT_LT(0, jt_read("/sys/module/" TESTMOD_NAME "/parameters/selfcheck",
+			     buf, sizeof(buf)));
+	EXPECT_STREQ("ok\n", buf);
+	ASSERT_LT(0, jt_read("/sys/module/" TESTMOD_NAME "/parameters/patchable",
+			     buf, sizeof(buf)));
+	EXPECT_STREQ("42\n", buf) TH_LOG("jt_patchable() not replaced");
+	ASSERT_LT(0, jt_read("/sys/module/jitalloc_klp/parameters/site", buf, sizeof(buf)));
+	site = strtoul(buf, NULL, 16);
+	jt_add = jt_kallsyms_addr(TESTMOD_NAME, "jt_add");
+	printf("# klp relocation: slot 0x%lx, jt_add at 0x%lx\n", site, jt_add);
+	EXPECT_NE(0, jt_add);
+	EXPECT_EQ(jt_add, site);
+	/* 6.1 does not clear klp relocations when their module goes */
+	ASSERT_EQ(0, jt_module_unload(TESTMOD_NAME));
+
+	ASSERT_EQ(0, jt_write(KLP_DIR "jitalloc_klp/enabled", "0"));
+	ASSERT_EQ(0, klp_settled("jitalloc_klp"));
+	EXPECT_EQ(0, jt_module_unload("jitalloc_klp"));
+	/* the test module comes back unpatched */
+	ASSERT_EQ(0, jt_module_load(jt_testmod_path(), ""));
+	ASSERT_LT(0, jt_read("/sys/module/" TESTMOD_NAME "/parameters/patchable",
+			     buf, sizeof(buf)));
+	EXPECT_STREQ("1\n", buf);
+	ASSERT_EQ(0, jt_module_unload(TESTMOD_NAME));
+}
+
+TEST_HARNESS_MAIN
