@@ -79,11 +79,16 @@ n_all=${#commits[@]}
 to=${to:-$n_all}
 # the steps that change behaviour: boot there
 boot_at=" 1 $n_all "
+kunit_from=$((n_all + 1))
 for i in $(seq 1 "$n_all"); do
 	case "$(git -C "$export_tree" log -1 --format=%s "${commits[$((i - 1))]}")" in
 	"module: drop module_alloc() and module_memfree()" | \
 	"mm/jitalloc: add a KUnit test of the cache")
 		boot_at="$boot_at$i " ;;
+	esac
+	case "$(git -C "$export_tree" log -1 --format=%s "${commits[$((i - 1))]}")" in
+	"mm/jitalloc: add a KUnit test")
+		[ "$i" -lt "$kunit_from" ] && kunit_from=$i ;;
 	esac
 done
 
@@ -131,6 +136,9 @@ for i in $(seq 1 "$n_all"); do
 			continue
 		fi
 		s=$(date +%s)
+		# the test configuration at every step: an option a step lacks is
+		# dropped by olddefconfig, and would come back at its default
+		cp "$(outdir "$a" default)/.config" "$O/.config"
 		stage "series-check: $a after $name" "$log" \
 			eval "make -C '$T' O='$O' $(kmake_args "$a") olddefconfig $targets -j$(nproc)" ||
 			die "series-check: $a does not build after $name (log: ${log#$TOP/})"
@@ -157,6 +165,10 @@ for i in $(seq 1 "$n_all"); do
 	0:*) ;;
 	*" $i "*)
 		boot_step "$i" || die "series-check: x86_64 does not boot after $name (console: build/logs/series-check-boot-$(printf %04d "$i").log)"
+		# from the KUnit patches on, the suites built in must have run
+		[ "$i" -lt "$kunit_from" ] ||
+			grep -aqE '### smoke: KUnit suites passed: [1-9]' "$LOGS/series-check-boot-$(printf %04d "$i").log" ||
+			die "series-check: no KUnit suite ran after $name"
 		booted=$((booted + 1))
 		line="$line; booted: $(grep -a '### smoke:' "$LOGS/series-check-boot-$(printf %04d "$i").log" |
 			tr -d '\r' | sed 's/^### smoke: //' | paste -sd ';' -)" ;;

@@ -11,13 +11,7 @@ export JITALLOC_SOAK_SECONDS=$secs
 # re-touched all the time, plus page-cache and slab churn
 export JITALLOC_SOAK_STRESS="/usr/bin/stress-ng --vm 2 --vm-bytes 85% --vm-keep --bigheap 1 --timeout ${secs}s --metrics-brief"
 grep -E 'MemTotal|MemFree' /proc/meminfo
-rc=0
-for t in $(cat selftests); do
-	echo "### selftest $t begin"
-	JITALLOC_TESTMOD=/jitalloc/jitalloc_testmod.ko ./$t
-	trc=$?
-	echo "### selftest $t end rc=$trc"
-	[ $rc -eq 0 ] && rc=$trc
-done
+. /jitalloc/selftests.sh
+run_selftests
 grep -E 'MemFree|DirectMap' /proc/meminfo
 exit $rc

@@ -44,15 +44,9 @@ if [ -w $leaks ]; then
 	}' $leaks
 	echo clear > $leaks
 fi
-# the kselftests by area, in order (harness/lib.sh: JT_SELFTESTS)
-rc=0
-for t in $(cat selftests); do
-	echo "### selftest $t begin"
-	JITALLOC_TESTMOD=/jitalloc/jitalloc_testmod.ko ./$t
-	trc=$?
-	echo "### selftest $t end rc=$trc"
-	[ $rc -eq 0 ] && rc=$trc
-done
+# the kselftests by area, in order
+. /jitalloc/selftests.sh
+run_selftests
 echo "### selftest jitalloc_prot begin"
 JITALLOC_TESTMOD=/jitalloc/jitalloc_testmod.ko ./jitalloc_prot
 prc=$?

@@ -29,19 +29,13 @@
 /* kB of the pools' cache pages (whole) and of their fallback text. */
 static long pools_text_kb(void)
 {
-	const char *dir = JT_DEBUGFS "/jitalloc";
+	DIR *dp = opendir(JT_DEBUGFS "/jitalloc");
 	long bytes = 0, total, chunk, fb;
-	struct dirent *d;
-	DIR *dp = opendir(dir);
+	char path[512];
 
 	if (!dp)
 		return -1;
-	while ((d = readdir(dp))) {
-		char path[512];
-
-		if (!stats_file(d) || !strcmp(d->d_name, BLOCKS_FILE))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+	while (jt_next_pool(dp, path, sizeof(path))) {
 		total = jt_read_key(path, "chunks_total");
 		chunk = jt_read_key(path, "chunk_size");
 		fb = jt_read_key(path, "fallback_pages");

@@ -191,22 +191,33 @@ static inline int check_pool_huge_pages(struct __test_metadata *_metadata,
 	return n;
 }
 
+/*
+ * The path of the next cache pool's statistics file in @dp, the jitalloc
+ * debugfs directory, into @path: 1, or 0 when there is none left.
+ */
+static inline int jt_next_pool(DIR *dp, char *path, size_t size)
+{
+	struct dirent *d;
+
+	while ((d = readdir(dp))) {
+		if (!stats_file(d) || !strcmp(d->d_name, BLOCKS_FILE))
+			continue;
+		snprintf(path, size, JT_DEBUGFS "/jitalloc/%s", d->d_name);
+		return 1;
+	}
+	return 0;
+}
+
 /* Sum of @key over every cache pool's statistics file, or -1 if none. */
 static inline long pools_sum(const char *key)
 {
-	const char *dir = JT_DEBUGFS "/jitalloc";
+	DIR *dp = opendir(JT_DEBUGFS "/jitalloc");
+	char path[512];
 	long sum = -1, v;
-	struct dirent *d;
-	DIR *dp = opendir(dir);
 
 	if (!dp)
 		return -1;
-	while ((d = readdir(dp))) {
-		char path[512];
-
-		if (!stats_file(d) || !strcmp(d->d_name, BLOCKS_FILE))
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+	while (jt_next_pool(dp, path, sizeof(path))) {
 		v = jt_read_key(path, key);
 		if (v >= 0)
 			sum = (sum < 0 ? 0 : sum) + v;
@@ -238,6 +249,34 @@ static inline long kcore_read(int fd, const struct elf64_hdr *eh,
 		return pread(fd, buf, len, ph.p_offset + (addr - ph.p_vaddr));
 	}
 	return -2;
+}
+
+/*
+ * Add the kprobe event jitalloc_test/@event at the first offset into
+ * PROBE_FUNC that kprobes accepts and ftrace does not own, so that the
+ * probe has an instruction slot of its own (a probe on ftrace's call site
+ * has none).  Return: the offset, or -1 if none of the first 63 bytes
+ * will do or a tried event could not be removed again.
+ */
+static inline int jt_probe_add_slot(const char *event)
+{
+	const char *events = JT_TRACEFS "/kprobe_events";
+	char ev[128], list[8192];
+	int off;
+
+	for (off = 1; off < 64; off++) {
+		snprintf(ev, sizeof(ev), "p:jitalloc_test/%s %s+%d\n", event,
+			 PROBE_FUNC, off);
+		if (jt_append(events, ev))
+			continue;
+		if (jt_read(JT_DEBUGFS "/kprobes/list", list, sizeof(list)) > 0 &&
+		    !strstr(list, "[FTRACE]"))
+			return off;
+		snprintf(ev, sizeof(ev), "-:jitalloc_test/%s\n", event);
+		if (jt_append(events, ev))
+			return -1;
+	}
+	return -1;
 }
 
 #endif /* JITALLOC_COMMON_H */

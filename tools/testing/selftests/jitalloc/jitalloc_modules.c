@@ -571,6 +571,29 @@ static long tlb_shootdowns(void)
 }
 
 /*
+ * Why a test of the big test module @name cannot run here, or NULL: its
+ * path into @path, and the pool of module text into @pool.
+ */
+static const char *big_module_why(const char *name, char *path, size_t size,
+				  char *pool, size_t pool_size)
+{
+	static char why[128];
+
+	if (access("/proc/modules", F_OK))
+		return "kernel built without CONFIG_MODULES";
+	snprintf(why, sizeof(why), "%s.ko", name);
+	ko_path(path, size, why);
+	if (access(path, R_OK)) {
+		snprintf(why, sizeof(why), "%s is built for x86_64 and arm64 only",
+			 name);
+		return why;
+	}
+	if (cache_pool("modules", pool, pool_size))
+		return no_pool_why("no jitalloc cache pool serves module text here");
+	return NULL;
+}
+
+/*
  * Bounds for loading the big module.  Its text's direct-map aliases are
  * made read-only in one set_memory_ro() (x86), as stock 6.1 protected its
  * text; page by page, that would be over 500 calls, each with a flush IPI
@@ -590,15 +613,11 @@ TEST(module_text_over_2mib)
 	char path[512], pool[512], buf[64];
 	struct jt_pt_entry e = { 0 };
 	unsigned long text;
+	const char *why;
 
-	if (access("/proc/modules", F_OK))
-		SKIP(return, "kernel built without CONFIG_MODULES");
-	ko_path(path, sizeof(path), BIGMOD_NAME ".ko");
-	if (access(path, R_OK))
-		SKIP(return, "%s is built for x86_64 and arm64 only", BIGMOD_NAME);
-	if (cache_pool("modules", pool, sizeof(pool)))
-		SKIP(return, "%s",
-		     no_pool_why("no jitalloc cache pool serves module text here"));
+	why = big_module_why(BIGMOD_NAME, path, sizeof(path), pool, sizeof(pool));
+	if (why)
+		SKIP(return, "%s", why);
 
 	ASSERT_EQ(0, jt_probe_add("jt_set_ro", "set_memory_ro"));
 	ro_before = jt_probe_hits("jt_set_ro");
@@ -684,15 +703,11 @@ TEST(module_16mib_text_in_module_region)
 	unsigned long start = 0, end = 0, text;
 	char path[512], pool[512];
 	long fb_before, fb_loaded;
+	const char *why;
 
-	if (access("/proc/modules", F_OK))
-		SKIP(return, "kernel built without CONFIG_MODULES");
-	ko_path(path, sizeof(path), HUGEMOD_NAME ".ko");
-	if (access(path, R_OK))
-		SKIP(return, "%s is built for x86_64 and arm64 only", HUGEMOD_NAME);
-	if (cache_pool("modules", pool, sizeof(pool)))
-		SKIP(return, "%s",
-		     no_pool_why("no jitalloc cache pool serves module text here"));
+	why = big_module_why(HUGEMOD_NAME, path, sizeof(path), pool, sizeof(pool));
+	if (why)
+		SKIP(return, "%s", why);
 	ASSERT_EQ(1, module_region(&start, &end))
 		TH_LOG("cannot read the module region from the kernel");
 

@@ -88,25 +88,16 @@ static int same_counts(const struct pool_counts *a, const struct pool_counts *b)
 static int events_workload(struct __test_metadata *_metadata, int *bigmod)
 {
 	const char *events = JT_TRACEFS "/kprobe_events";
-	char ev[128], list[8192], path[512];
+	char path[512];
 	int fds[16], i, off;
 
 	for (i = 0; i < 16; i++) {
 		fds[i] = jt_bpf_load(i, i * 16);
 		EXPECT_LE(0, fds[i]);
 	}
-	for (off = 1; off < 64; off++) {
-		snprintf(ev, sizeof(ev), "p:jitalloc_test/jt_ev %s+%d\n",
-			 PROBE_FUNC, off);
-		if (jt_append(events, ev))
-			continue;
-		if (jt_read(JT_DEBUGFS "/kprobes/list", list, sizeof(list)) > 0 &&
-		    !strstr(list, "[FTRACE]"))
-			break;
-		EXPECT_EQ(0, jt_append(events, "-:jitalloc_test/jt_ev\n"));
-	}
-	EXPECT_GT(64, off) TH_LOG("no probeable offset in %s", PROBE_FUNC);
-	if (off < 64) {
+	off = jt_probe_add_slot("jt_ev");
+	EXPECT_LE(0, off) TH_LOG("no probeable offset in %s", PROBE_FUNC);
+	if (off >= 0) {
 		EXPECT_EQ(0, jt_write(JT_TRACEFS "/events/jitalloc_test/jt_ev/enable", "1"));
 		open_something();
 		EXPECT_EQ(0, jt_write(JT_TRACEFS "/events/jitalloc_test/jt_ev/enable", "0"));
