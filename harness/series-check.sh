@@ -74,6 +74,7 @@ for c in $cross; do
 done
 
 mapfile -t commits < <(git -C "$export_tree" log --reverse --format=%H base..HEAD)
+mapfile -t subjects < <(git -C "$export_tree" log --reverse --format=%s base..HEAD)
 n_all=${#commits[@]}
 [ "$n_all" -gt 0 ] || die "series-check: no patches in the export"
 to=${to:-$n_all}
@@ -81,34 +82,39 @@ to=${to:-$n_all}
 boot_at=" 1 $n_all "
 kunit_from=$((n_all + 1))
 for i in $(seq 1 "$n_all"); do
-	case "$(git -C "$export_tree" log -1 --format=%s "${commits[$((i - 1))]}")" in
+	case "${subjects[$((i - 1))]}" in
 	"module: drop module_alloc() and module_memfree()" | \
 	"mm/jitalloc: add a KUnit test of the cache")
 		boot_at="$boot_at$i " ;;
-	esac
-	case "$(git -C "$export_tree" log -1 --format=%s "${commits[$((i - 1))]}")" in
 	"mm/jitalloc: add a KUnit test")
 		[ "$i" -lt "$kunit_from" ] && kunit_from=$i ;;
 	esac
 done
 
-# x86_64 boot of step $1: its bzImage, the test initramfs and its own module
+# Does the step with changed files $changed leave what an architecture
+# whose sources are arch/$1 builds as it was?  Yes when it changes only
+# other architectures' files, documentation or tools.
+step_spares() {
+	! echo "$changed" | grep -qvE "^(arch/[^/]+/|Documentation/|tools/)" &&
+	! echo "$changed" | grep -q "^arch/$1/"
+}
+
+# x86_64 boot of a step into console log $1: its bzImage, the test
+# initramfs and its own module
 boot_step() {
-	local i=$1 O=$OUT/series-check-x86_64 ko tmp initrd
+	local console=$1 O=$OUT/series-check-x86_64 ko tmp initrd
 	ko=$(head -n 1 "$O/modules.order" 2>/dev/null)
-	ko=${ko:+$O/${ko%.o}}
-	ko=${ko%.ko}.ko
 	tmp=$(mktemp -d)
 	initrd=$O/initramfs-step.cpio.gz
 	mkdir -p "$tmp/jitalloc"
-	[ -f "$ko" ] && cp "$ko" "$tmp/jitalloc/step.ko"
+	[ -n "$ko" ] && [ -f "$O/$ko" ] && cp "$O/$ko" "$tmp/jitalloc/step.ko"
 	(cd "$tmp" && find . | cpio -o -H newc --quiet | gzip -1) >"$tmp/step.cpio.gz" &&
 	cat "$(outdir x86_64 default)/initramfs.cpio.gz" "$tmp/step.cpio.gz" >"$initrd"
 	rm -rf "$tmp"
 	KERNEL=$O/arch/x86/boot/bzImage INITRD=$initrd BOOT_TIMEOUT=${BOOT_TIMEOUT:-300} \
 		"$TOP/harness/boot.sh" x86_64 default smoke >>"$log" 2>&1
 	local rc=$?
-	cp "$LOGS/console-x86_64-default-smoke.log" "$LOGS/series-check-boot-$(printf %04d "$i").log"
+	cp "$LOGS/console-x86_64-default-smoke.log" "$console"
 	return $rc
 }
 
@@ -118,7 +124,7 @@ built=0 booted=0
 for i in $(seq 1 "$n_all"); do
 	[ "$i" -lt "$from" ] || [ "$i" -gt "$to" ] && continue
 	c=${commits[$((i - 1))]}
-	name="$(printf %04d "$i") $(git -C "$export_tree" log -1 --format=%s "$c")"
+	name="$(printf %04d "$i") ${subjects[$((i - 1))]}"
 	git -C "$T" checkout -q -f --detach "$c" || die "series-check: cannot check out step $i"
 	line="$name:"
 	# what this step changes; a step that changes only another
@@ -129,9 +135,7 @@ for i in $(seq 1 "$n_all"); do
 		O=$OUT/series-check-$a
 		targets=vmlinux
 		[ "$a" = x86_64 ] && [ "$boot" != 0 ] && case "$boot_at" in *" $i "*) targets="bzImage modules" ;; esac
-		if [ "$targets" = vmlinux ] && [ "$i" -gt "$from" ] &&
-		   ! echo "$changed" | grep -qvE "^(arch/[^/]+/|Documentation/|tools/)" &&
-		   ! echo "$changed" | grep -q "^arch/${a%_64}/"; then
+		if [ "$targets" = vmlinux ] && [ "$i" -gt "$from" ] && step_spares "${a%_64}"; then
 			line="$line $a unchanged"
 			continue
 		fi
@@ -146,9 +150,7 @@ for i in $(seq 1 "$n_all"); do
 	done
 	for x in $cross; do
 		O=$OUT/series-check-$x
-		if [ "$i" -gt "$from" ] &&
-		   ! echo "$changed" | grep -qvE "^(arch/[^/]+/|Documentation/|tools/)" &&
-		   ! echo "$changed" | grep -q "^arch/$x/"; then
+		if [ "$i" -gt "$from" ] && step_spares "$x"; then
 			line="$line $x unchanged"
 			continue
 		fi
@@ -164,13 +166,15 @@ for i in $(seq 1 "$n_all"); do
 	case "$boot:$boot_at" in
 	0:*) ;;
 	*" $i "*)
-		boot_step "$i" || die "series-check: x86_64 does not boot after $name (console: build/logs/series-check-boot-$(printf %04d "$i").log)"
+		console=$LOGS/series-check-boot-$(printf %04d "$i").log
+		boot_step "$console" ||
+			die "series-check: x86_64 does not boot after $name (console: ${console#$TOP/})"
 		# from the KUnit patches on, the suites built in must have run
 		[ "$i" -lt "$kunit_from" ] ||
-			grep -aqE '### smoke: KUnit suites passed: [1-9]' "$LOGS/series-check-boot-$(printf %04d "$i").log" ||
+			grep -aqE '### smoke: KUnit suites passed: [1-9]' "$console" ||
 			die "series-check: no KUnit suite ran after $name"
 		booted=$((booted + 1))
-		line="$line; booted: $(grep -a '### smoke:' "$LOGS/series-check-boot-$(printf %04d "$i").log" |
+		line="$line; booted: $(grep -a '### smoke:' "$console" |
 			tr -d '\r' | sed 's/^### smoke: //' | paste -sd ';' -)" ;;
 	esac
 	echo "$line" | tee -a "$LOGS/series-check-steps.txt"

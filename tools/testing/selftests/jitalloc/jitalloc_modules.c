@@ -112,6 +112,19 @@ TEST(module_load_unload)
 }
 
 /*
+ * Why a test of module text in the cache cannot run here, or NULL: the
+ * path of the pool that serves module text into @pool.
+ */
+static const char *module_pool_why(char *pool, size_t size)
+{
+	if (access("/proc/modules", F_OK))
+		return "kernel built without CONFIG_MODULES";
+	if (cache_pool("modules", pool, size))
+		return no_pool_why("no jitalloc cache pool serves module text here");
+	return NULL;
+}
+
+/*
  * Where the architecture caches module text, a loaded module's text is a
  * chunk of one of the pool's huge pages, read-only and executable inside
  * a PMD mapping, and unloading gives its bytes back.
@@ -122,12 +135,11 @@ TEST(module_text_from_cache)
 	struct jt_pt_entry e = { 0 };
 	unsigned long text;
 	char pool[512], buf[64];
+	const char *why;
 
-	if (access("/proc/modules", F_OK))
-		SKIP(return, "kernel built without CONFIG_MODULES");
-	if (cache_pool("modules", pool, sizeof(pool)))
-		SKIP(return, "%s",
-		     no_pool_why("no jitalloc cache pool serves module text here"));
+	why = module_pool_why(pool, sizeof(pool));
+	if (why)
+		SKIP(return, "%s", why);
 
 	before = jt_read_key(pool, "bytes_in_use_modules");
 	ASSERT_LE(0, before);
@@ -189,12 +201,11 @@ TEST(module_text_written_once)
 {
 	long before, after, writes = 1;
 	char pool[512], buf[64];
+	const char *why;
 
-	if (access("/proc/modules", F_OK))
-		SKIP(return, "kernel built without CONFIG_MODULES");
-	if (cache_pool("modules", pool, sizeof(pool)))
-		SKIP(return, "%s",
-		     no_pool_why("no jitalloc cache pool serves module text here"));
+	why = module_pool_why(pool, sizeof(pool));
+	if (why)
+		SKIP(return, "%s", why);
 
 	/* counted by a kprobe, not by the allocator's own text_pokes */
 	ASSERT_EQ(0, jt_probe_add("jt_poke_copy", POKE_COPY_FUNC))
@@ -577,10 +588,11 @@ static long tlb_shootdowns(void)
 static const char *big_module_why(const char *name, char *path, size_t size,
 				  char *pool, size_t pool_size)
 {
+	const char *pool_why = module_pool_why(pool, pool_size);
 	static char why[128];
 
-	if (access("/proc/modules", F_OK))
-		return "kernel built without CONFIG_MODULES";
+	if (pool_why)
+		return pool_why;
 	snprintf(why, sizeof(why), "%s.ko", name);
 	ko_path(path, size, why);
 	if (access(path, R_OK)) {
@@ -588,8 +600,6 @@ static const char *big_module_why(const char *name, char *path, size_t size,
 			 name);
 		return why;
 	}
-	if (cache_pool("modules", pool, pool_size))
-		return no_pool_why("no jitalloc cache pool serves module text here");
 	return NULL;
 }
 
