@@ -15,7 +15,9 @@
  * directmap4k_kb, jit_vmalloc_bytes (vmallocinfo entries of JIT users),
  * bpf_reserved_bytes (what BPF holds: cache chunks, or stock's packs) against
  * bpf_jited_bytes (what the programs need), ftrace_trampolines, and the
- * timed module load+unload rate.  When the kernel has
+ * timed module load+unload rate, and text_mutex's holds over module load
+ * cycles (--mutex-cycles, of --module and of --big-module: see
+ * text_mutex_holds()).  When the kernel has
  * /sys/kernel/debug/jitalloc the allocator's own report is printed too.
  *
  * With everything loaded, the exec phase runs every BPF program --exec-rounds
@@ -33,6 +35,7 @@
  * size), for harness/itlb_check.py.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <dirent.h>
 #include <sched.h>
 #include <getopt.h>
@@ -49,8 +52,8 @@
 
 struct opts {
 	int bpf, kprobes, ftrace, modules, time_modules, exec_rounds;
-	int hit_rounds, itlb_validate, sweep;
-	const char *module, *bench_module;
+	int hit_rounds, itlb_validate, sweep, mutex_cycles;
+	const char *module, *bench_module, *big_module;
 };
 
 static int failures;
@@ -393,6 +396,41 @@ static void del_kprobes(int n)
 	}
 }
 
+/* Is @name a function ftrace can trace (a line of available_filter_functions)? */
+static int traceable(const char *name)
+{
+	char line[256];
+	size_t n = strlen(name);
+	int found = 0;
+	FILE *f = fopen(JT_TRACEFS "/available_filter_functions", "r");
+
+	while (f && !found && fgets(line, sizeof(line), f))
+		found = !strncmp(line, name, n) && line[n] == '\n';
+	if (f)
+		fclose(f);
+	return found;
+}
+
+/*
+ * Limit the function tracer of the instance at @dir to @fn.  A name that
+ * matches nothing leaves the filter empty, which traces every function,
+ * and ftrace says so only when the write ends with a newline: write it so,
+ * and read the filter back.
+ */
+static int set_instance_filter(const char *dir, const char *fn)
+{
+	char path[256], cmd[160], got[256];
+
+	snprintf(path, sizeof(path), "%s/set_ftrace_filter", dir);
+	snprintf(cmd, sizeof(cmd), "%s\n", fn);
+	if (jt_write(path, cmd) || jt_read(path, got, sizeof(got)) <= 0 ||
+	    strncmp(got, fn, strlen(fn)) || got[strlen(fn)] != '\n') {
+		fail("ftrace filter %s in %s did not take", fn, dir);
+		return -1;
+	}
+	return 0;
+}
+
 static int add_ftrace(int want)
 {
 	char path[256];
@@ -406,10 +444,10 @@ static int add_ftrace(int want)
 			fail("mkdir %s: %s", path, strerror(errno));
 			return i;
 		}
-		snprintf(path, sizeof(path),
-			 JT_TRACEFS "/instances/jitload%d/set_ftrace_filter", i);
-		if (jt_write(path, fn))
-			fail("filter %s", fn);
+		if (set_instance_filter(path, fn)) {
+			rmdir(path);
+			return i;
+		}
 		snprintf(path, sizeof(path), JT_TRACEFS "/instances/jitload%d/current_tracer", i);
 		if (jt_write(path, "function"))
 			fail("function tracer in instance %d", i);
@@ -576,6 +614,21 @@ static const char *sys_prefix(void)
  */
 #define HIT_SETTLE_SECONDS	3
 
+/* Lines of text file @path, or -1. */
+static long count_lines(const char *path)
+{
+	char line[512];
+	long n = 0;
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		n++;
+	fclose(f);
+	return n;
+}
+
 static void hit_loop(enum itlb_phase phase, int rounds)
 {
 	unsigned int i;
@@ -641,16 +694,24 @@ static void ftrace_hit_phase(int rounds)
 			fail("mkdir %s: %s", path, strerror(errno));
 			continue;
 		}
+		/*
+		 * Where the syscall's body is its entry point, kallsyms and so
+		 * ftrace know it as __do_sys_<name> (x86 SYSCALL_DEFINE0).
+		 */
 		snprintf(fn, sizeof(fn), "%s%s", prefix, hit_syscalls[i]);
-		snprintf(path, sizeof(path), JT_TRACEFS "/instances/jithit%u/set_ftrace_filter", i);
-		if (jt_write(path, fn))
-			fail("ftrace filter %s", fn);
+		if (!traceable(fn))
+			snprintf(fn, sizeof(fn), "__do_sys_%s", hit_syscalls[i]);
+		if (set_instance_filter(path, fn))
+			continue;
 		snprintf(path, sizeof(path), JT_TRACEFS "/instances/jithit%u/current_tracer", i);
 		if (jt_write(path, "function"))
 			fail("function tracer for %s", fn);
 	}
 	/* the kprobes just removed are unoptimized and freed by deferred work */
 	sleep(HIT_SETTLE_SECONDS);
+	/* the functions whose calls ftrace diverts now: the workload's own */
+	report("ftrace_hits", "traced_functions",
+	       count_lines(JT_TRACEFS "/enabled_functions"));
 	hit_loop(ITLB_FTRACE, rounds);
 	for (i = 0; i < ARRAY_SIZE(hit_syscalls); i++) {
 		snprintf(path, sizeof(path), JT_TRACEFS "/instances/jithit%u/current_tracer", i);
@@ -844,6 +905,210 @@ static double now(void)
 	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+/* Name of the module in @path: its file name without ".ko". */
+static void module_name(const char *path, char *name, size_t size)
+{
+	const char *base = strrchr(path, '/');
+
+	snprintf(name, size, "%s", base ? base + 1 : path);
+	if (strlen(name) > 3 && !strcmp(name + strlen(name) - 3, ".ko"))
+		name[strlen(name) - 3] = '\0';
+}
+
+/* Address of the kernel data symbol @sym from /proc/kallsyms, or 0. */
+static unsigned long long kallsyms_addr(const char *sym)
+{
+	unsigned long long addr, found = 0;
+	char name[256], type;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	if (!f)
+		return 0;
+	while (fscanf(f, "%llx %c %255s%*[^\n]", &addr, &type, name) == 3)
+		if (!strcmp(name, sym)) {
+			found = addr;
+			break;
+		}
+	fclose(f);
+	return found;
+}
+
+#define TM_INSTANCE	JT_TRACEFS "/instances/jitmutex"
+
+/* Timestamp in microseconds of a trace line's event at @ev, or -1. */
+static long long trace_line_us(const char *line, const char *ev)
+{
+	const char *p = ev;
+	unsigned long long sec, usec;
+
+	/* "... 123.456789: lock: ...": back over ": " to the number */
+	if (p - line < 3 || p[-1] != ' ' || p[-2] != ':')
+		return -1;
+	p -= 2;
+	while (p > line && p[-1] != ' ')
+		p--;
+	if (sscanf(p, "%llu.%6llu:", &sec, &usec) != 2)
+		return -1;
+	return sec * 1000000ULL + usec;
+}
+
+/* Task id of a trace line ("comm-PID [CPU] ..."), or -1. */
+static int trace_line_pid(const char *line)
+{
+	const char *p = line;
+
+	while ((p = strstr(p, " [")) &&
+	       !(isdigit(p[2]) && isdigit(p[3]) && isdigit(p[4]) && p[5] == ']'))
+		p += 2;
+	if (!p)
+		return -1;
+	while (p > line && p[-1] == ' ')
+		p--;
+	while (p > line && isdigit(p[-1]))
+		p--;
+	if (p == line || p[-1] != '-' || !isdigit(*p))
+		return -1;
+	return (int)strtol(p, NULL, 10);
+}
+
+/*
+ * How long text_mutex is held over @cycles load/unload cycles of @path,
+ * measured alike on both kernels: kprobe events on mutex_lock() and
+ * mutex_unlock() (mutex_lock_nested() under lockdep), in a trace instance
+ * of their own with the global trace clock, filtered on text_mutex's
+ * address.  Every task counts, so the work a cycle defers to others
+ * (jump label and ftrace updates, the cache's trap refills) is in it; it
+ * is waited for before the events stop.  A hold is a task's lock call to
+ * its unlock, from the previous unlock if that came later, so waiting is
+ * not counted.  Reports, in phase "timed", <key>_text_mutex_holds, _hold_us
+ * and _hold_max_us over the cycles, or -1 for each where the probes cannot
+ * be placed or the module does not load.
+ */
+static void text_mutex_holds(const char *path, const char *key, int cycles)
+{
+	static const char * const lockfns[] = { "mutex_lock", "mutex_lock_nested" };
+	static char buf[4 << 20];
+	long long holds = -1, total = -1, max = -1, t, start, prev_unlock = 0;
+	long long pending[64];
+	unsigned long long addr = kallsyms_addr("text_mutex");
+	int pending_pid[64], npending = 0, stale = 0, unmatched = 0;
+	int placed = 0, i;
+	char cmd[256], name[64], k[96], *line, *next;
+
+	module_name(path, name, sizeof(name));
+	if (!addr || access(path, R_OK)) {
+		printf("jitload: text_mutex holds of %s not measured: %s\n", name,
+		       addr ? "no module file" : "no text_mutex in /proc/kallsyms");
+		goto out;
+	}
+	if (mkdir(TM_INSTANCE, 0755) && errno != EEXIST) {
+		printf("jitload: text_mutex holds not measured: mkdir %s: %s\n",
+		       TM_INSTANCE, strerror(errno));
+		goto out;
+	}
+	for (i = 0; i < 2 && !placed; i++) {
+		snprintf(cmd, sizeof(cmd), "p:jitmutex/lock %s lock=$arg1:u64\n",
+			 lockfns[i]);
+		placed = !jt_append(JT_TRACEFS "/kprobe_events", cmd);
+	}
+	if (!placed ||
+	    jt_append(JT_TRACEFS "/kprobe_events",
+		      "p:jitmutex/unlock mutex_unlock lock=$arg1:u64\n")) {
+		printf("jitload: text_mutex holds not measured: %s\n",
+		       "no kprobe events on the mutex calls");
+		goto remove;
+	}
+	snprintf(cmd, sizeof(cmd), "lock == %llu", addr);
+	if (jt_write(TM_INSTANCE "/trace_clock", "global") ||
+	    jt_write(TM_INSTANCE "/events/jitmutex/lock/filter", cmd) ||
+	    jt_write(TM_INSTANCE "/events/jitmutex/unlock/filter", cmd) ||
+	    jt_write(TM_INSTANCE "/trace", "") ||
+	    jt_write(TM_INSTANCE "/events/jitmutex/enable", "1")) {
+		printf("jitload: text_mutex holds not measured: %s\n",
+		       "the instance's events cannot be set up");
+		goto remove;
+	}
+	for (i = 0; i < cycles; i++) {
+		if (jt_module_load(path, "") || jt_module_unload(name)) {
+			printf("jitload: text_mutex holds of %s not measured: cycle %d: %s\n",
+			       name, i, strerror(errno));
+			break;
+		}
+	}
+	sleep(2);	/* deferred frees, refills and jump label updates */
+	jt_write(TM_INSTANCE "/events/jitmutex/enable", "0");
+	if (i < cycles)
+		goto remove;
+	if (jt_read(TM_INSTANCE "/trace", buf, sizeof(buf)) < 0) {
+		printf("jitload: text_mutex holds not measured: the trace cannot be read\n");
+		goto remove;
+	}
+	holds = 0;
+	total = 0;
+	max = 0;
+	for (line = buf; line && *line; line = next) {
+		char *ev;
+		int pid, unlock, j;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		ev = strstr(line, ": lock: (");
+		unlock = !ev;
+		if (unlock)
+			ev = strstr(line, ": unlock: (");
+		if (*line == '#' || !ev)
+			continue;
+		t = trace_line_us(line, ev + 2);
+		pid = trace_line_pid(line);
+		if (t < 0 || pid < 0)
+			continue;
+		for (j = 0; j < npending && pending_pid[j] != pid; j++)
+			;
+		if (!unlock) {
+			/* a task cannot call for the mutex while holding it */
+			stale += j < npending;
+			if (j == npending && npending < (int)ARRAY_SIZE(pending))
+				npending++;
+			pending_pid[j] = pid;
+			pending[j] = t;
+			continue;
+		}
+		if (j == npending) {
+			unmatched++;	/* taken before the events were on */
+			continue;
+		}
+		start = pending[j] > prev_unlock ? pending[j] : prev_unlock;
+		pending[j] = pending[--npending];
+		pending_pid[j] = pending_pid[npending];
+		holds++;
+		total += t - start;
+		if (t - start > max)
+			max = t - start;
+		prev_unlock = t;
+	}
+	/* the events' own arming and disarming take the mutex once each */
+	if (strstr(buf, "LOST") || stale || npending > 1 || unmatched > 1)
+		printf("jitload: text_mutex trace of %s: %s%d %s, %d %s\n", name,
+		       strstr(buf, "LOST") ? "events lost, " : "",
+		       stale + npending, "calls without unlock",
+		       unmatched, "unlocks without a call");
+remove:
+	jt_write(TM_INSTANCE "/events/jitmutex/enable", "0");
+	jt_append(JT_TRACEFS "/kprobe_events", "-:jitmutex/lock\n");
+	jt_append(JT_TRACEFS "/kprobe_events", "-:jitmutex/unlock\n");
+	rmdir(TM_INSTANCE);
+out:
+	printf("jitload: text_mutex over %d cycles of %s: %lld holds, %lld us, longest %lld us\n",
+	       cycles, name, holds, total, max);
+	snprintf(k, sizeof(k), "%s_text_mutex_holds", key);
+	report("timed", k, holds);
+	snprintf(k, sizeof(k), "%s_text_mutex_hold_us", key);
+	report("timed", k, total);
+	snprintf(k, sizeof(k), "%s_text_mutex_hold_max_us", key);
+	report("timed", k, max);
+}
+
 /*
  * The scaling sweep: BPF programs loaded in steps up to 10,000, and at
  * each step the page-table and direct-map figures, what BPF holds, the
@@ -937,6 +1202,8 @@ int main(int argc, char **argv)
 		{ "module", required_argument, NULL, 'M' },
 		{ "time-modules", required_argument, NULL, 't' },
 		{ "bench-module", required_argument, NULL, 'B' },
+		{ "mutex-cycles", required_argument, NULL, 'x' },
+		{ "big-module", required_argument, NULL, 'G' },
 		{ "exec-rounds", required_argument, NULL, 'e' },
 		{ "hit-rounds", required_argument, NULL, 'h' },
 		{ "itlb-validate", no_argument, NULL, 'V' },
@@ -972,6 +1239,12 @@ int main(int argc, char **argv)
 		case 'B':
 			o.bench_module = optarg;
 			break;
+		case 'x':
+			o.mutex_cycles = atoi(optarg);
+			break;
+		case 'G':
+			o.big_module = optarg;
+			break;
 		case 'e':
 			o.exec_rounds = atoi(optarg);
 			break;
@@ -987,6 +1260,7 @@ int main(int argc, char **argv)
 		default:
 			fprintf(stderr, "usage: jitload [--bpf N] [--kprobes N] [--ftrace N]\n"
 				"  [--modules N] [--module KO] [--time-modules N] [--bench-module KO]\n"
+				"  [--mutex-cycles N] [--big-module KO]\n"
 				"  [--exec-rounds N] [--hit-rounds N] [--itlb-validate]\n"
 				"  [--sweep]\n");
 			return 2;
@@ -1071,6 +1345,12 @@ int main(int argc, char **argv)
 		t = now() - t0;
 		report("timed", "module_cycles", i);
 		report("timed", "module_cycle_us", (long)(t * 1e6 / (i ? i : 1)));
+	}
+	/* apart from the timed cycles: the probes slow every mutex call */
+	if (o.mutex_cycles && have_modules) {
+		text_mutex_holds(o.module, "module", o.mutex_cycles);
+		if (o.big_module)
+			text_mutex_holds(o.big_module, "big_module", o.mutex_cycles);
 	}
 
 	/* the bench module prints its figures and refuses to stay loaded */

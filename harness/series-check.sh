@@ -41,6 +41,7 @@ for a in $arches; do check_arch "$a"; done
 esac
 
 "$TOP/harness/series.sh" || exit 1
+"$TOP/harness/apply.sh" || exit 1
 for a in $arches; do
 	"$TOP/harness/build.sh" "$a" default || die "series-check: $a-default does not build"
 done
