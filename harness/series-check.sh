@@ -121,7 +121,10 @@ boot_step() {
 
 start=$(date +%s)
 built=0 booted=0
-: >"$LOGS/series-check-steps.txt"
+# the series the steps are of (patches/series and its patches, hashed):
+# a record of them (patches/series-check.txt) holds for that hash only
+echo "# series $(patch_stamp), steps ${from}-${to}, $(date -u +%Y-%m-%d)" \
+	>"$LOGS/series-check-steps.txt"
 for i in $(seq 1 "$n_all"); do
 	[ "$i" -lt "$from" ] || [ "$i" -gt "$to" ] && continue
 	c=${commits[$((i - 1))]}

@@ -123,4 +123,4 @@ PY
 fi
 # quilt's list, for a Debian kernel package's debian/patches/ (-p1)
 (cd "$dest" && ls [0-9][0-9][0-9][0-9]-*.patch | grep -v '^0000-') >"$dest/series"
-echo "series: $(ls "$dest"/[0-9]*.patch | wc -l) files and a quilt series file in ${dest#$TOP/}"
+echo "series: $(ls "$dest"/[0-9]*.patch | wc -l) files and a quilt series file in ${dest#$TOP/} (hash $(patch_stamp | cut -c1-16))"
