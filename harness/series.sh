@@ -107,7 +107,8 @@ done | while read -r f; do
 done || exit 1
 
 rm -rf "$dest" && mkdir -p "$dest"
-git_w format-patch -q --cover-letter --no-signature -o "$dest" base..HEAD ||
+git_w format-patch -q --cover-letter --no-signature --subject-prefix="RFC PATCH" \
+	-o "$dest" base..HEAD ||
 	die "git format-patch failed"
 cover=$(ls "$dest"/0000-*.patch)
 if [ -f "$TOP/patches/cover-letter.txt" ]; then
