@@ -372,8 +372,8 @@ static void jit_fill_alias(void *addr, size_t len, u8 c)
 #ifdef CONFIG_JIT_ALLOC_CACHE
 /*
  * Make the direct-map aliases of the pages of text that is mapped
- * read-only and executable read-only too, as set_memory_ro() did for
- * stock users: no byte of code may be writable through any mapping.  On
+ * read-only and executable read-only too, as set_memory_ro() does for
+ * other users: no byte of code may be writable through any mapping.  On
  * failure the caller frees the allocation, which resets every alias
  * (VM_FLUSH_RESET_PERMS, or the page blocks' own reset).
  */

@@ -7,8 +7,8 @@
  * text that is written in place - are page granular, and their users give
  * them read-only or executable permissions with set_memory_*().  On x86 that
  * changes the direct-map alias of each page too, and a 4 KiB change splits
- * the 2 MiB direct-map page around it: stock 6.1 splits one more for nearly
- * every module it loads.  When the architecture asks for it
+ * the 2 MiB direct-map page around it: without the blocks, nearly every
+ * module load splits one more.  When the architecture asks for it
  * (%JIT_ALLOC_GROUP_PAGES), such allocations take their pages from blocks of
  * JIT_BLOCK_PAGES physically contiguous, naturally aligned pages, the size
  * of one direct-map leaf.  The first permission change in a block splits

@@ -33,8 +33,8 @@ int jit_arch_protect_alias(void *addr, size_t len, bool protect)
  * set_memory_ro() on vmalloc memory also protects the direct-map alias of
  * each page (cpa_process_alias()), with one vm_unmap_aliases() and one TLB
  * flush for the whole range; the vmalloc mapping itself is read-only
- * already.  A module with megabytes of text costs one flush, as stock's
- * set_memory_ro() of its text did, not one per page.
+ * already.  A module with megabytes of text costs one flush, as one
+ * set_memory_ro() of all its text would, not one per page.
  */
 int jit_arch_protect_vmalloc_aliases(void *addr, size_t len)
 {

@@ -27,10 +27,10 @@
 #define CHURN_SECONDS	3
 
 /*
- * The churn's kselftest timeout: well below make test's boot timeout
- * (600 s), so that a hung churn is reported by the harness as a timeout
- * with the detectors' output, not a silent boot.  make soak, which churns
- * for SOAK_SECONDS, builds the test with a larger one.
+ * The churn's kselftest timeout: short enough that a hung churn is
+ * reported as a timeout, with the hang detectors' output on the console,
+ * before whatever runs the test gives up on the machine.  A longer churn
+ * (CHURN_SECONDS raised at build time) needs a larger one.
  */
 #ifndef CHURN_TIMEOUT
 #define CHURN_TIMEOUT	180
@@ -411,7 +411,7 @@ static int churn_faults_set(int pct)
 		err |= fault_knob_write(d, "verbose", "0");
 		err |= fault_knob_write(d, "task-filter", "Y");
 		err |= fault_knob_write(d, "ignore-gfp-wait", "N");
-		/* the caches booted with slub_debug=A (harness/boot.sh) */
+		/* the caches of a kernel booted with slub_debug=A */
 		err |= fault_knob_write(d, "cache-filter", "Y");
 		err |= fault_knob_write(d, "ignore-gfp-highmem", "N");
 		err |= fault_knob_write(d, "min-order", "0");

@@ -19,10 +19,10 @@
 
 #define CLAIM_PROGS	64
 /*
- * The message of each claim's deciding check when it fails.  On stock 6.1
- * only that failure counts as the expected one (harness/parse_results.py
- * --expect-fail): a claim that fails there by a workload error, a timeout
- * or a crash tells nothing.
+ * The message of each claim's deciding check when it fails.  On a kernel
+ * without the allocator (jitalloc_control) only that failure is the
+ * expected one: a claim that fails there by a workload error, a timeout or
+ * a crash tells nothing.
  */
 #define CLAIM_REFUTED	"claim refuted: "
 #define CLAIM_INSTANCES	10

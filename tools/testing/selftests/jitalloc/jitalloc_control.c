@@ -2,8 +2,8 @@
 /*
  * The negative control of the claims in jitalloc_claims.h: run on stock
  * 6.1 built from the same config as the series, where every claim test
- * must fail.  make test counts those failures as expected and fails when
- * one of them passes, because then it cannot tell the series from stock.
+ * must fail, each by its deciding check (CLAIM_REFUTED): a claim that
+ * passes there cannot tell the series from stock.
  * On a kernel with jitalloc it skips everything: jitalloc_claims runs the
  * same tests there.  JT_CONTROL_ANY_KERNEL=1 runs them on any kernel, as
  * a workload that both kernels run the same way.

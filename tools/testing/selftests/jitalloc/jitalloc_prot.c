@@ -14,8 +14,8 @@
  * The reference is the kernel's own text as the page-table dump shows it
  * (kpti_install_ng_mappings() rewrites it when KPTI comes on late); the
  * jit mappings are read from the same dump.  Needs root, debugfs and
- * tracefs; harness/guest/scenarios/kpti.sh boots arm64 with
- * "nokaslr kpti=1" on a CPU with BTI to run it where both bits matter.
+ * tracefs.  Run it on arm64 booted with "nokaslr kpti=1" on a CPU with
+ * BTI to see both bits where they matter.
  */
 #include <limits.h>
 #include "../kselftest_harness.h"

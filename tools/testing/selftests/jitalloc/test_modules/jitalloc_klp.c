@@ -6,9 +6,9 @@
  * jitalloc_testmod comes, after this module's text was written read-only
  * and executable, so x86 apply_relocate_add() must write it by text
  * poking.  The slot is an ordinary relocation after the build;
- * klp_fixup.py (run by the harness after the test modules are built) turns
- * it into the .klp.rela section and .klp.sym symbol that klp-convert would
- * make, which 6.1 does not have.
+ * klp_fixup.py, which the selftest's Makefile runs on the built module,
+ * turns it into the .klp.rela section and .klp.sym symbol that
+ * klp-convert would make, which 6.1 does not have.
  *
  * It also replaces jt_patchable() of jitalloc_testmod: 42 instead of 1.
  * /sys/module/jitalloc_klp/parameters/site reads the slot (0 until the

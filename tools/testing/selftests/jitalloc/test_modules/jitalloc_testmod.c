@@ -321,8 +321,8 @@ static void __init jt_init_text_mapping(void)
 
 /*
  * A module whose relocated, patched text does not run as compiled must not
- * load: the failure is printed (harness/boot.sh fails a boot on it) and
- * the load fails, so no test can take a broken module for a loaded one.
+ * load: the failure is printed, for whoever watches the console, and the
+ * load fails, so no test can take a broken module for a loaded one.
  */
 static int __init jitalloc_testmod_init(void)
 {
