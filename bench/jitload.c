@@ -888,23 +888,6 @@ static void exec_phase(const int *fds, int n, int rounds)
 	perf_report(insns, "kernel_instructions");
 }
 
-static int module_cycle(const char *path)
-{
-	int ret = jt_module_load(path, "");
-
-	if (ret)
-		return ret;
-	return jt_module_unload("jitalloc_testmod");
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
 /* Name of the module in @path: its file name without ".ko". */
 static void module_name(const char *path, char *name, size_t size)
 {
@@ -915,22 +898,23 @@ static void module_name(const char *path, char *name, size_t size)
 		name[strlen(name) - 3] = '\0';
 }
 
-/* Address of the kernel data symbol @sym from /proc/kallsyms, or 0. */
-static unsigned long long kallsyms_addr(const char *sym)
+static int module_cycle(const char *path)
 {
-	unsigned long long addr, found = 0;
-	char name[256], type;
-	FILE *f = fopen("/proc/kallsyms", "r");
+	char name[64];
+	int ret = jt_module_load(path, "");
 
-	if (!f)
-		return 0;
-	while (fscanf(f, "%llx %c %255s%*[^\n]", &addr, &type, name) == 3)
-		if (!strcmp(name, sym)) {
-			found = addr;
-			break;
-		}
-	fclose(f);
-	return found;
+	if (ret)
+		return ret;
+	module_name(path, name, sizeof(name));
+	return jt_module_unload(name);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
 #define TM_INSTANCE	JT_TRACEFS "/instances/jitmutex"
@@ -990,7 +974,7 @@ static void text_mutex_holds(const char *path, const char *key, int cycles)
 	static char buf[4 << 20];
 	long long holds = -1, total = -1, max = -1, t, start, prev_unlock = 0;
 	long long pending[64];
-	unsigned long long addr = kallsyms_addr("text_mutex");
+	unsigned long addr = jt_kallsyms_addr(NULL, "text_mutex");
 	int pending_pid[64], npending = 0, stale = 0, unmatched = 0;
 	int placed = 0, i;
 	char cmd[256], name[64], k[96], *line, *next;
@@ -1018,7 +1002,7 @@ static void text_mutex_holds(const char *path, const char *key, int cycles)
 		       "no kprobe events on the mutex calls");
 		goto remove;
 	}
-	snprintf(cmd, sizeof(cmd), "lock == %llu", addr);
+	snprintf(cmd, sizeof(cmd), "lock == %lu", addr);
 	if (jt_write(TM_INSTANCE "/trace_clock", "global") ||
 	    jt_write(TM_INSTANCE "/events/jitmutex/lock/filter", cmd) ||
 	    jt_write(TM_INSTANCE "/events/jitmutex/unlock/filter", cmd) ||
