@@ -1008,6 +1008,46 @@ int __weak jit_arch_text_set(void *dst, int c, size_t len)
 }
 
 /*
+ * Text is poked at most JIT_POKE_CHUNK bytes at a time.  The architecture's
+ * poking serialises on a lock that kprobes, ftrace and jump labels take too
+ * (text_mutex on x86) and holds it for a whole call; a module's text may be
+ * megabytes, which would hold them off for as long as the copy takes.
+ */
+#define JIT_POKE_CHUNK	SZ_64K
+
+static int jit_poke_copy(void *dst, const void *src, size_t len)
+{
+	size_t done, n;
+	int err;
+
+	for (done = 0; done < len; done += n) {
+		n = min_t(size_t, len - done, JIT_POKE_CHUNK);
+		if (done)
+			cond_resched();
+		err = jit_arch_text_copy(dst + done, src + done, n);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+static int jit_poke_set(void *dst, int c, size_t len)
+{
+	size_t done, n;
+	int err;
+
+	for (done = 0; done < len; done += n) {
+		n = min_t(size_t, len - done, JIT_POKE_CHUNK);
+		if (done)
+			cond_resched();
+		err = jit_arch_text_set(dst + done, c, n);
+		if (err)
+			return err;
+	}
+	return 0;
+}
+
+/*
  * PAGE_KERNEL_ROX, plus what the architecture adds to executable kernel
  * mappings at run time (arm64: the BTI guard bit where the CPU has BTI);
  * asked each time memory is mapped, after CPU features are known.
@@ -1029,10 +1069,11 @@ pgprot_t __weak jit_arch_rox_pgprot(void)
  * @len: how many bytes
  *
  * Text that the architecture maps read-only is written with text poking,
- * anything else with memcpy().  A write that is not inside one live
- * allocation is refused: warned about, counted and not done.
- * Instruction caches are the caller's business, as they are after
- * memcpy().
+ * at most 64 KiB under the architecture's poking lock at a time, anything
+ * else with memcpy().  The write is not atomic: what it writes must not run
+ * before it returns.  A write that is not inside one live allocation is
+ * refused: warned about, counted and not done.  Instruction caches are the
+ * caller's business, as they are after memcpy().
  *
  * Context: Process context, may sleep.
  * Return: 0, or -EINVAL for a refused write.
@@ -1052,7 +1093,7 @@ int jit_update_copy(void *dst, const void *src, size_t len)
 
 	if (area & JIT_AREA_POKE) {
 		atomic_long_inc(&jit_text_pokes);
-		return jit_arch_text_copy(dst, src, len);
+		return jit_poke_copy(dst, src, len);
 	}
 	memcpy(dst, src, len);
 	return 0;
@@ -1084,7 +1125,7 @@ int jit_update_set(void *dst, int c, size_t len)
 
 	if (area & JIT_AREA_POKE) {
 		atomic_long_inc(&jit_text_pokes);
-		return jit_arch_text_set(dst, c, len);
+		return jit_poke_set(dst, c, len);
 	}
 	memset(dst, c, len);
 	return 0;

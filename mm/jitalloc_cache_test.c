@@ -21,6 +21,7 @@
 #include <linux/pgtable.h>
 #include <linux/prandom.h>
 #include <linux/set_memory.h>
+#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/vmstat.h>
 #include <linux/vmalloc.h>
@@ -205,6 +206,42 @@ static void cache_test_trap_fill_large(struct kunit *test)
 	KUNIT_EXPECT_PTR_EQ(test, memchr_inv(after, 0x5a, 64), NULL);
 	KUNIT_EXPECT_EQ(test, jit_cache_free(before), 0);
 	KUNIT_EXPECT_EQ(test, jit_cache_free(after), 0);
+}
+
+/*
+ * Writes larger than the piece jit_update_copy() and jit_update_set() poke
+ * at a time (64 KiB) land whole and in place: every byte of the source at
+ * its own offset, the fill up to the last byte, nothing past the end.
+ */
+static void cache_test_update_large(struct kunit *test)
+{
+	struct jit_cache_pool *pool = vmalloc_pool(test);
+	const size_t len = 3 * SZ_64K + 5 * 64;
+	void *p, *after;
+	size_t i;
+	u8 *src;
+
+	src = vmalloc(len);
+	KUNIT_ASSERT_NOT_NULL(test, src);
+	/* no two 64 KiB pieces alike */
+	for (i = 0; i < len; i++)
+		src[i] = i ^ (i >> 8) ^ (i >> 16);
+	p = jit_cache_alloc(pool, len, JIT_TYPE_BPF);
+	after = jit_cache_alloc(pool, 64, JIT_TYPE_BPF);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_NOT_NULL(test, after);
+
+	KUNIT_EXPECT_EQ(test, jit_update_copy(p, src, len), 0);
+	KUNIT_EXPECT_EQ(test, memcmp(p, src, len), 0);
+	KUNIT_EXPECT_TRUE(test, all_traps(after, 64));
+	KUNIT_EXPECT_EQ(test, jit_update_set(p + 1, 0x5a, len - 1), 0);
+	KUNIT_EXPECT_EQ(test, *(u8 *)p, src[0]);
+	KUNIT_EXPECT_PTR_EQ(test, memchr_inv(p + 1, 0x5a, len - 1), NULL);
+	KUNIT_EXPECT_TRUE(test, all_traps(after, 64));
+
+	KUNIT_EXPECT_EQ(test, jit_cache_free(p), 0);
+	KUNIT_EXPECT_EQ(test, jit_cache_free(after), 0);
+	vfree(src);
 }
 
 static void cache_test_reuse(struct kunit *test)
@@ -1170,6 +1207,7 @@ static struct kunit_case jitalloc_cache_test_cases[] = {
 	KUNIT_CASE(cache_test_rox_pmd_mapping),
 	KUNIT_CASE(cache_test_trap_fill),
 	KUNIT_CASE(cache_test_trap_fill_large),
+	KUNIT_CASE(cache_test_update_large),
 	KUNIT_CASE(cache_test_reuse),
 	KUNIT_CASE(cache_test_reclaim_keeps_spare),
 	KUNIT_CASE(cache_test_text_held_pages),
