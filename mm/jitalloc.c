@@ -1008,10 +1008,11 @@ int __weak jit_arch_text_set(void *dst, int c, size_t len)
 }
 
 /*
- * Text is poked at most JIT_POKE_CHUNK bytes at a time.  The architecture's
- * poking serialises on a lock that kprobes, ftrace and jump labels take too
- * (text_mutex on x86) and holds it for a whole call; a module's text may be
- * megabytes, which would hold them off for as long as the copy takes.
+ * Text is poked at most JIT_POKE_CHUNK bytes at a time: a write that size
+ * or smaller is one call.  The architecture's poking may serialise on a
+ * lock that kprobes, ftrace and jump labels take too, for a whole call
+ * (text_mutex on x86); a module's text may be megabytes, which would hold
+ * them off for as long as the copy takes.
  */
 #define JIT_POKE_CHUNK	SZ_64K
 
@@ -1070,13 +1071,17 @@ pgprot_t __weak jit_arch_rox_pgprot(void)
  *
  * Text that the architecture maps read-only is written with text poking,
  * at most 64 KiB under the architecture's poking lock at a time, anything
- * else with memcpy().  The write is not atomic: what it writes must not run
- * before it returns.  A write that is not inside one live allocation is
+ * else with memcpy().  A write that is not inside one live allocation is
  * refused: warned about, counted and not done.  Instruction caches are the
  * caller's business, as they are after memcpy().
  *
+ * The write is atomic only as far as the architecture's poking makes it (an
+ * aligned word at best): what runs while it is written must not depend on
+ * more.  If poking fails part way, what was written before stays written.
+ *
  * Context: Process context, may sleep.
- * Return: 0, or -EINVAL for a refused write.
+ * Return: 0, -EINVAL for a refused write, or the architecture's error from
+ * text poking.
  */
 int jit_update_copy(void *dst, const void *src, size_t len)
 {
@@ -1108,7 +1113,8 @@ int jit_update_copy(void *dst, const void *src, size_t len)
  * Like jit_update_copy(), with memset() semantics.
  *
  * Context: Process context, may sleep.
- * Return: 0, or -EINVAL for a refused write.
+ * Return: 0, -EINVAL for a refused write, or the architecture's error from
+ * text poking.
  */
 int jit_update_set(void *dst, int c, size_t len)
 {

@@ -221,15 +221,15 @@ static void cache_test_update_large(struct kunit *test)
 	size_t i;
 	u8 *src;
 
+	p = jit_cache_alloc(pool, len, JIT_TYPE_BPF);
+	after = jit_cache_alloc(pool, 64, JIT_TYPE_BPF);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_NOT_NULL(test, after);
 	src = vmalloc(len);
 	KUNIT_ASSERT_NOT_NULL(test, src);
 	/* no two 64 KiB pieces alike */
 	for (i = 0; i < len; i++)
 		src[i] = i ^ (i >> 8) ^ (i >> 16);
-	p = jit_cache_alloc(pool, len, JIT_TYPE_BPF);
-	after = jit_cache_alloc(pool, 64, JIT_TYPE_BPF);
-	KUNIT_ASSERT_NOT_NULL(test, p);
-	KUNIT_ASSERT_NOT_NULL(test, after);
 
 	KUNIT_EXPECT_EQ(test, jit_update_copy(p, src, len), 0);
 	KUNIT_EXPECT_EQ(test, memcmp(p, src, len), 0);
@@ -242,6 +242,38 @@ static void cache_test_update_large(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, jit_cache_free(p), 0);
 	KUNIT_EXPECT_EQ(test, jit_cache_free(after), 0);
 	vfree(src);
+}
+
+/*
+ * A freed run longer than 64 KiB is refilled in pieces of at most that,
+ * each poked on its own, so that the poking lock is held no longer.
+ */
+static void cache_test_refill_bounded(struct kunit *test)
+{
+	struct jit_cache_pool *pool = vmalloc_pool(test);
+	const size_t len = SZ_64K + SZ_16K;
+	unsigned long start, nr, runs = 0, seen = 0;
+	struct jit_cache_page *page;
+	void *p;
+
+	p = jit_cache_alloc(pool, len, JIT_TYPE_BPF);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_EQ(test, jit_cache_free(p), 0);
+	/* the refill worker's own steps, before it runs */
+	while ((page = jit_cache_refill_begin(pool, &start, &nr))) {
+		KUNIT_EXPECT_LE(test, nr, SZ_64K / 64);
+		KUNIT_EXPECT_EQ(test, jit_arch_text_set(p + seen * 64,
+							test_fill(), nr * 64), 0);
+		jit_cache_refill_end(pool, page, start, nr);
+		seen += nr;
+		runs++;
+	}
+	if (!runs)
+		kunit_skip(test, "the refill worker took the run first");
+	KUNIT_EXPECT_EQ(test, seen, len / 64);
+	KUNIT_EXPECT_EQ(test, runs, 2UL);
+	KUNIT_EXPECT_TRUE(test, all_traps(p, len));
+	KUNIT_EXPECT_EQ(test, stats_of(pool).chunks_used, 0UL);
 }
 
 static void cache_test_reuse(struct kunit *test)
@@ -1120,9 +1152,10 @@ static void cache_test_huge_vmap_vs_walker(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, w);
 	/* a PMD-sized window that small pages map first: it gets a table */
 	p = __vmalloc_node_range(PMD_SIZE, PMD_SIZE, VMALLOC_START, VMALLOC_END,
-				 GFP_KERNEL, PAGE_KERNEL, 0, numa_mem_id(),
-				 __builtin_return_address(0));
-	KUNIT_ASSERT_NOT_NULL(test, p);
+				 GFP_KERNEL | __GFP_NOWARN, PAGE_KERNEL, 0,
+				 numa_mem_id(), __builtin_return_address(0));
+	if (!p)
+		kunit_skip(test, "no memory for a %lu MiB window", PMD_SIZE >> 20);
 	w->start = (unsigned long)p;
 	vfree(p);
 
@@ -1208,6 +1241,7 @@ static struct kunit_case jitalloc_cache_test_cases[] = {
 	KUNIT_CASE(cache_test_trap_fill),
 	KUNIT_CASE(cache_test_trap_fill_large),
 	KUNIT_CASE(cache_test_update_large),
+	KUNIT_CASE(cache_test_refill_bounded),
 	KUNIT_CASE(cache_test_reuse),
 	KUNIT_CASE(cache_test_reclaim_keeps_spare),
 	KUNIT_CASE(cache_test_text_held_pages),

@@ -184,7 +184,8 @@ static int retpolines_on(void)
 /*
  * Module text that is read-only from the start is relocated and patched
  * (paravirt, retpolines, return thunks, alternatives) in a writable copy
- * and written with one jit_update_copy(): the load pokes text exactly
+ * and written with one jit_update_copy(), which pokes up to 64 KiB in one
+ * call: the load of the test module (a few KiB of text) pokes text exactly
  * once, however many sites it has.  Poking site by site took text_mutex
  * per site, under ITS's own hold of it (a deadlock), and is what this
  * guards against.
