@@ -112,7 +112,7 @@ static int events_workload(struct __test_metadata *_metadata, int *bigmod)
 		EXPECT_EQ(0, jt_module_load(path, "")) TH_LOG("loading %s", path);
 		EXPECT_EQ(0, jt_module_unload(BIGMOD_NAME));
 	}
-	return _metadata->passed ? 0 : -1;
+	return jt_test_passed(_metadata) ? 0 : -1;
 }
 
 /* Wait until the pools' counters and the kprobes' slot bytes stand still. */
