@@ -23,10 +23,11 @@
 #                 the selftests and the demo (x86_64; slow, not in make test)
 #
 # ARCH=x86_64|arm64  VARIANT=default|debug|nomodules|hugevmap|16k|stock  ACCEL=tcg|kvm
+# BASE=6.1|6.12: the kernel the series is made against (v2/README.md)
 
 ARCH ?= x86_64
 VARIANT ?= default
-export ACCEL
+export ACCEL BASE
 
 .PHONY: run test test-all bench kaslr hangrate soak shell check series series-check patches reset-tree cross deb deps clean
 

@@ -1,7 +1,8 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# Bring build/src/jitalloc (a git worktree of the base, branch "series") to
-# base + patches/series + overlay files.
+# Bring build/src/jitalloc (a git worktree of the base, branch "series";
+# build/6.12/src/jitalloc for BASE=6.12) to base + patches/series (v2's
+# v2/patches/series) + overlay files.
 #
 # - Patches are applied with "git am" only when patches/ changed since the
 #   last successful application; a patch that does not apply stops the build
@@ -17,10 +18,10 @@
 git_t() { git -C "$SRC_PATCHED" "$@"; }
 
 
-[ -f "$SERIES" ] || die "patches/series not found"
+[ -f "$SERIES" ] || die "${SERIES#$TOP/} not found"
 while read -r p; do
 	case "$p" in ''|'#'*) continue ;; esac
-	[ -f "$TOP/patches/$p" ] || die "patches/series lists $p, which is not in patches/"
+	[ -f "$SERIES_DIR/$p" ] || die "${SERIES#$TOP/} lists $p, which is not in ${SERIES_DIR#$TOP/}/"
 done <"$SERIES"
 
 if [ ! -d "$SRC_PATCHED/.git" ] && [ ! -f "$SRC_PATCHED/.git" ]; then
@@ -59,7 +60,7 @@ if [ "$want" != "$have_stamp" ] || [ "$head" != "$have_head" ]; then
 	while read -r p; do
 		case "$p" in ''|'#'*) continue ;; esac
 		if ! out=$(git_t -c user.name=jitalloc -c user.email=jitalloc@localhost \
-				am -q --empty=keep --whitespace=nowarn "$TOP/patches/$p" 2>&1); then
+				am -q --empty=keep --whitespace=nowarn "$SERIES_DIR/$p" 2>&1); then
 			where=$(echo "$out" | sed -n 's/^error: patch failed: //p' | head -n1)
 			[ -n "$where" ] || where=$(echo "$out" | grep -m1 -E '^error:' | sed 's/^error: //')
 			git_t am --abort >/dev/null 2>&1

@@ -40,6 +40,22 @@ fi
 for f in $frags; do
 	[ -f "$f" ] || die "config fragment ${f#$TOP/} not found"
 done
+# Options a later base renamed (configs/$BASE/renames: "old new" per line,
+# "old -" for one it dropped): the fragments are rewritten into the build
+# directory with the new names, without the dropped options.
+renames=$TOP/configs/$BASE/renames
+if [ -f "$renames" ]; then
+	mkdir -p "$O/fragments"
+	sedscript=$(sed -n 's/^\(CONFIG_[A-Za-z0-9_]*\) \(CONFIG_[A-Za-z0-9_]*\)$/s\/\\<\1\\>\/\2\/g/p
+			   s/^\(CONFIG_[A-Za-z0-9_]*\) -$/\/\\<\1\\>\/d/p' "$renames")
+	[ -n "$sedscript" ] || die "${renames#$TOP/} renames nothing"
+	rewritten=
+	for f in $frags; do
+		sed "$sedscript" "$f" >"$O/fragments/$(basename "$f")" || die "cannot rewrite ${f#$TOP/}"
+		rewritten="$rewritten $O/fragments/$(basename "$f")"
+	done
+	frags=$rewritten
+fi
 
 if [ "$arch" = arm64 ]; then
 	command -v aarch64-linux-gnu-gcc >/dev/null ||

@@ -160,6 +160,23 @@ for p in "$BUILD"/series/[0-9][0-9][0-9][0-9]-*.patch; do
 	[ -f "$p" ] || { one "exported series present" false; break; }
 	one "checkpatch exported ${p##*/}" checkpatch_exported "$p"
 done
+# BASE: an unknown base is refused with one line naming it, and a base
+# without a series builds its stock kernel only, saying so in one line
+base_refused() {
+	local out
+	out=$(BASE=5.0 "$TOP/harness/build.sh" x86_64 stock 2>&1) && return 1
+	[ "$(echo "$out" | wc -l)" -eq 1 ] && echo "$out" | grep -q 'BASE=5.0' ||
+		{ echo "$out"; return 1; }
+}
+base_without_series() {
+	local out
+	[ -s "$TOP/v2/patches/series" ] && return 0
+	out=$(BASE=6.12 "$TOP/harness/build.sh" x86_64 default 2>&1) && return 1
+	[ "$(echo "$out" | wc -l)" -eq 1 ] && echo "$out" | grep -q 'only its stock kernel builds' ||
+		{ echo "$out"; return 1; }
+}
+one "harness refuses an unknown BASE in one line" base_refused
+one "BASE=6.12 without a series builds only stock" base_without_series
 # where each test runs, as README links it: generated, never stale
 one "harness/COVERAGE.md matches expected-cases and expected-skips" \
 	python3 "$TOP/harness/coverage.py" --check "$TOP/harness/COVERAGE.md"

@@ -20,7 +20,7 @@ while [ $# -gt 0 ]; do
 	esac
 	shift
 done
-PKGS="linux-source-6.1 flex bison bc libelf-dev libssl-dev ccache cpio kmod
+PKGS="$BASE_PKG flex bison bc libelf-dev libssl-dev ccache cpio kmod
       xz-utils gzip python3 busybox-static qemu-system-x86 make gcc libc6-dev
       sparse dwarves quilt"
 ARM64_PKGS="qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross"
@@ -28,7 +28,7 @@ ARM64_PKGS="qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross"
 arches=${*:-$ARCHES}
 want=$PKGS
 [ -n "$plots" ] && want="$want python3-matplotlib"
-[ -n "$deb" ] && want="$want linux-config-6.1 dpkg-dev rsync"
+[ -n "$deb" ] && want="$want linux-config-$BASE dpkg-dev rsync"
 [ -n "$docs" ] && want="$want python3-sphinx python3-sphinx-rtd-theme"
 for a in $arches; do
 	check_arch "$a"
@@ -45,7 +45,7 @@ apt_updated=
 apt_update() {
 	[ -n "$apt_updated" ] && return 0
 	apt-get update -q >"$LOGS/apt-update.log" 2>&1 ||
-		die "apt-get update failed: is the Debian mirror reachable? (log: build/logs/apt-update.log)"
+		die "apt-get update failed: is the Debian mirror reachable? (log: ${LOGS#$TOP/}/apt-update.log)"
 	apt_updated=1
 }
 
@@ -55,7 +55,7 @@ if [ -n "$missing" ]; then
 	apt_update
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -q $missing \
 		>"$LOGS/apt-install.log" 2>&1 ||
-		die "apt-get install failed for:$missing (log: build/logs/apt-install.log)"
+		die "apt-get install failed for:$missing (log: ${LOGS#$TOP/}/apt-install.log)"
 fi
 
 # busybox for arm64 guests: the arm64 .deb unpacked, not installed over

@@ -7,15 +7,41 @@ set -o pipefail
 
 TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=${BUILD:-$TOP/build}
-SRC_BASE=$BUILD/src/base
-SRC_PATCHED=$BUILD/src/jitalloc
-OUT=$BUILD/out
-LOGS=$BUILD/logs
 DL=$BUILD/dl
-BASE_TARBALL=/usr/src/linux-source-6.1.tar.xz
-# The kernel version the series is made against (Debian's linux-source-6.1
-# package version 6.1.192-3)
-BASE_VERSION=6.1.192
+
+# BASE: the kernel a series is made against, Debian's linux-source-$BASE.
+#   6.1   the RFC's jit_* allocator and its cache: patches/ and the files
+#         at the top level of the repository;
+#   6.12  v2, the cache as an execmem backend: v2/patches/ (see v2/README.md
+#         for which added files it takes from the top level and which are
+#         its own, under v2/).
+# Each base has its own trees, builds and logs under build/.
+BASE=${BASE:-6.1}
+case "$BASE" in
+6.1)
+	# Debian's linux-source-6.1 package version 6.1.192-3
+	BASE_VERSION=6.1.192
+	BASE_BUILD=$BUILD
+	SERIES_DIR=$TOP/patches
+	;;
+6.12)
+	# Debian's linux-source-6.12 package version 6.12.118-1~deb12u1
+	BASE_VERSION=6.12.118
+	BASE_BUILD=$BUILD/6.12
+	SERIES_DIR=$TOP/v2/patches
+	;;
+*)
+	echo "error: BASE=$BASE: the bases are 6.1 (the RFC series) and 6.12 (v2)" >&2
+	exit 1
+	;;
+esac
+export BASE
+BASE_PKG=linux-source-$BASE
+BASE_TARBALL=/usr/src/$BASE_PKG.tar.xz
+SRC_BASE=$BASE_BUILD/src/base
+SRC_PATCHED=$BASE_BUILD/src/jitalloc
+OUT=$BASE_BUILD/out
+LOGS=$BASE_BUILD/logs
 ARCHES="x86_64 arm64"
 VARIANTS="default debug nomodules hugevmap 16k"
 
@@ -26,9 +52,9 @@ VARIANTS="default debug nomodules hugevmap 16k"
 JT_SELFTESTS="jitalloc_modules jitalloc_users jitalloc_cache jitalloc_stats jitalloc_claims jitalloc_churn"
 OVERLAY_ROOTS="include mm arch kernel lib Documentation tools/testing/selftests/jitalloc tools/vm"
 
-SERIES=$TOP/patches/series
-STAMP=$BUILD/src/jitalloc.applied	# "<patches hash> <HEAD after git am>"
-MANIFEST=$BUILD/src/jitalloc.overlay	# overlay files copied into the tree
+SERIES=$SERIES_DIR/series
+STAMP=$BASE_BUILD/src/jitalloc.applied	# "<patches hash> <HEAD after git am>"
+MANIFEST=$BASE_BUILD/src/jitalloc.overlay	# overlay files copied into the tree
 
 mkdir -p "$LOGS"
 
@@ -42,7 +68,7 @@ patch_stamp() {
 		cat "$SERIES" 2>/dev/null
 		while read -r p; do
 			case "$p" in ''|'#'*) continue ;; esac
-			cat "$TOP/patches/$p" 2>/dev/null || echo "missing $p"
+			cat "$SERIES_DIR/$p" 2>/dev/null || echo "missing $p"
 		done <"$SERIES"
 	} | sha256sum | cut -d' ' -f1
 }
@@ -82,15 +108,17 @@ check_variant() {
 	default|debug|nomodules|hugevmap|16k|deb|stock) ;;
 	*) die "unknown variant '$1' (known: $VARIANTS deb stock)" ;;
 	esac
+	[ "$1" = stock ] || [ -s "$SERIES" ] ||
+		die "BASE=$BASE has no series yet (${SERIES#$TOP/} is empty or missing): only its stock kernel builds"
 }
 
-# Debian's own configuration of ARCH (package linux-config-6.1), for the
-# deb variant: "flavour_arch" names as in Debian's package names.
-DEB_CONFIG_DIR=/usr/src/linux-config-6.1
+# Debian's own configuration of ARCH (package linux-config-$BASE), for
+# the deb variant: "flavour_arch" names as in Debian's package names.
+DEB_CONFIG_DIR=/usr/src/linux-config-$BASE
 deb_config_file() {
 	case "$1" in
 	x86_64) echo "$DEB_CONFIG_DIR/config.amd64_none_amd64.xz" ;;
-	*) die "the deb variant is built for x86_64 only (this host's linux-config-6.1 has Debian's amd64 configurations)" ;;
+	*) die "the deb variant is built for x86_64 only (this host's linux-config-$BASE has Debian's amd64 configurations)" ;;
 	esac
 }
 
