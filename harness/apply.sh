@@ -49,7 +49,7 @@ if [ "$want" != "$have_stamp" ] || [ "$head" != "$have_head" ]; then
 	# Remember content and mtime of every file the old series touched, so
 	# files that come out of the new series unchanged keep their mtime and
 	# make does not rebuild what depends on them.
-	keep=$BUILD/src/jitalloc.mtimes
+	keep=$BASE_BUILD/src/jitalloc.mtimes
 	(cd "$SRC_PATCHED" && git diff --name-only base HEAD 2>/dev/null |
 		while read -r f; do
 			[ -f "$f" ] && echo "$(sha1sum <"$f" | cut -c1-40) $(stat -c %Y "$f") $f"

@@ -14,7 +14,7 @@ arch=${1:-x86_64}
 check_arch "$arch"
 "$TOP/harness/deps.sh" --plots "$arch" || exit 1
 build_stock_and_series "$arch"
-out=$BUILD/bench/$arch-$(date +%Y%m%d-%H%M%S)
+out=$BASE_BUILD/bench/$arch-$(date +%Y%m%d-%H%M%S)
 mkdir -p "$out" || die "cannot create ${out#$TOP/}"
 
 for v in stock default; do

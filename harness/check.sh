@@ -139,14 +139,14 @@ checkpatch_exported() {
 # takes them (dpkg-source applies without fuzz): quilt push -a --fuzz=0
 # on a pristine copy of the base
 quilt_series() {
-	local q=$BUILD/src/quilt-check rc
+	local q=$BASE_BUILD/src/quilt-check rc
 	git -C "$SRC_BASE" worktree remove --force "$q" >/dev/null 2>&1
 	rm -rf "$q"
 	git -C "$SRC_BASE" worktree prune
 	git -C "$SRC_BASE" worktree add -q --detach "$q" base || return 1
 	mkdir -p "$q/patches" &&
 		cp "$BUILD"/series/series "$q/patches/" &&
-		(cd "$BUILD/series" && cp $(cat series) "$q/patches/") &&
+		(cd "$BASE_BUILD/series" && cp $(cat series) "$q/patches/") &&
 		(cd "$q" && QUILT_PATCHES=patches quilt push -a -q --fuzz=0 >/dev/null &&
 		 [ "$(QUILT_PATCHES=patches quilt applied | wc -l)" = \
 		   "$(wc -l <patches/series)" ])

@@ -23,7 +23,7 @@ cfg_ver=$(dpkg-query -W -f='${Version}' linux-config-6.1 2>/dev/null)
 	die "linux-config-6.1 is ${cfg_ver:-not installed} but linux-source-6.1 is $src_ver: install the same version of both"
 
 O=$(outdir "$arch" deb)
-DEBS=$BUILD/deb/$arch
+DEBS=$BASE_BUILD/deb/$arch
 log=$LOGS/deb-$arch.log
 : >"$log"
 totals=$LOGS/deb-totals
@@ -47,7 +47,7 @@ done
 
 image=$(ls "$DEBS"/linux-image-"$krel"_*.deb 2>/dev/null | grep -v -- -dbg_ | head -n1)
 headers=$(ls "$DEBS"/linux-headers-"$krel"_*.deb 2>/dev/null | head -n1)
-root=$BUILD/deb/$arch-root
+root=$BASE_BUILD/deb/$arch-root
 rm -rf "$root" && mkdir -p "$root"
 if [ -n "$image" ] && dpkg-deb -x "$image" "$root" && [ -f "$root/boot/vmlinuz-$krel" ]; then
 	pass "linux-image package holds boot/vmlinuz-$krel and $(find "$root/lib/modules" -name '*.ko' | wc -l) modules"
@@ -62,7 +62,7 @@ grep -q '^CONFIG_JIT_ALLOC_CACHE=y' "$root/boot/config-$krel" 2>/dev/null &&
 # An out-of-tree module (the selftests' test module) built against the
 # headers package alone, as DKMS would on an installed system.
 hdr=$root/usr/src/linux-headers-$krel
-mod=$BUILD/deb/$arch-extmod
+mod=$BASE_BUILD/deb/$arch-extmod
 rm -rf "$mod" && mkdir -p "$mod" && cp "$TOP"/tools/testing/selftests/jitalloc/test_modules/* "$mod"/
 eval "hmake() { make -C '$hdr' $(kmake_args "$arch") \"\$@\"; }"
 if [ -n "$headers" ] && dpkg-deb -x "$headers" "$root" &&

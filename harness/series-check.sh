@@ -30,7 +30,7 @@ from=${SERIES_CHECK_FROM:-1}
 to=${SERIES_CHECK_TO:-}
 boot=${SERIES_CHECK_BOOT:-1}
 T=$SRC_PATCHED
-export_tree=$BUILD/src/series-export
+export_tree=$BASE_BUILD/src/series-export
 log=$LOGS/series-check.log
 : >"$log"
 

@@ -18,11 +18,11 @@
 
 # One export at a time: they share the export worktree and build/series.
 mkdir -p "$BUILD" || exit 1
-exec 9>"$BUILD/.series.lock"
+exec 9>"$BASE_BUILD/.series.lock"
 flock -n 9 || die "another export (make series, make check) is running: build/.series.lock is held"
 "$TOP/harness/fetch.sh" >/dev/null || exit 1
-work=$BUILD/src/series-export
-dest=$BUILD/series
+work=$BASE_BUILD/src/series-export
+dest=$BASE_BUILD/series
 git -C "$SRC_BASE" worktree remove --force "$work" >/dev/null 2>&1
 rm -rf "$work"
 git -C "$SRC_BASE" worktree prune
