@@ -1008,15 +1008,12 @@ int __weak jit_arch_text_set(void *dst, int c, size_t len)
 }
 
 /*
- * Text is poked at most JIT_POKE_CHUNK bytes at a time: a write that size
- * or smaller is one call.  The architecture's poking may serialise on a
- * lock that kprobes, ftrace and jump labels take too, for a whole call
- * (text_mutex on x86); a module's text may be megabytes, which would hold
- * them off for as long as the copy takes.
+ * Poke @len bytes at @dst: a copy of @src or, without @src, @c repeated.
+ * At most JIT_POKE_CHUNK bytes go to one call of the architecture's hook,
+ * so that a write of that size or smaller is one call, and a module's text,
+ * megabytes of it, does not hold the poking lock all along.
  */
-#define JIT_POKE_CHUNK	SZ_64K
-
-static int jit_poke_copy(void *dst, const void *src, size_t len)
+static int jit_poke(void *dst, const void *src, int c, size_t len)
 {
 	size_t done, n;
 	int err;
@@ -1025,23 +1022,8 @@ static int jit_poke_copy(void *dst, const void *src, size_t len)
 		n = min_t(size_t, len - done, JIT_POKE_CHUNK);
 		if (done)
 			cond_resched();
-		err = jit_arch_text_copy(dst + done, src + done, n);
-		if (err)
-			return err;
-	}
-	return 0;
-}
-
-static int jit_poke_set(void *dst, int c, size_t len)
-{
-	size_t done, n;
-	int err;
-
-	for (done = 0; done < len; done += n) {
-		n = min_t(size_t, len - done, JIT_POKE_CHUNK);
-		if (done)
-			cond_resched();
-		err = jit_arch_text_set(dst + done, c, n);
+		err = src ? jit_arch_text_copy(dst + done, src + done, n) :
+			    jit_arch_text_set(dst + done, c, n);
 		if (err)
 			return err;
 	}
@@ -1098,7 +1080,7 @@ int jit_update_copy(void *dst, const void *src, size_t len)
 
 	if (area & JIT_AREA_POKE) {
 		atomic_long_inc(&jit_text_pokes);
-		return jit_poke_copy(dst, src, len);
+		return jit_poke(dst, src, 0, len);
 	}
 	memcpy(dst, src, len);
 	return 0;
@@ -1131,7 +1113,7 @@ int jit_update_set(void *dst, int c, size_t len)
 
 	if (area & JIT_AREA_POKE) {
 		atomic_long_inc(&jit_text_pokes);
-		return jit_poke_set(dst, c, len);
+		return jit_poke(dst, NULL, c, len);
 	}
 	memset(dst, c, len);
 	return 0;

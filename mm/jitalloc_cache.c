@@ -103,7 +103,6 @@
 #include <linux/seq_file.h>
 #include <linux/set_memory.h>
 #include <linux/shrinker.h>
-#include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/topology.h>
 #include <linux/vmalloc.h>
@@ -125,8 +124,6 @@
 #define JIT_CACHE_PAGE_ALIGN	((PAGE_SIZE >> JIT_CACHE_CHUNK_SHIFT) - 1)
 /* refill freed chunks this long after the first free of a burst */
 #define JIT_CACHE_REFILL_DELAY	max(1, HZ / 100)
-/* and at most this much of them per poke: as jit_update_set() */
-#define JIT_CACHE_REFILL_MAX	SZ_64K
 /* bits of the &enum jit_alloc_type kept per allocation */
 #define JIT_CACHE_USER_BITS	3
 static_assert(BIT(JIT_CACHE_USER_BITS) >= JIT_TYPE_NR);
@@ -975,7 +972,7 @@ int jit_cache_check_update(const void *addr, size_t len)
  * @startp: set to the first chunk of the run
  * @nrp: set to its length
  *
- * A run is at most JIT_CACHE_REFILL_MAX bytes, so that one poke holds the
+ * A run is at most JIT_POKE_CHUNK bytes, so that one poke holds the
  * architecture's poking lock (text_mutex on x86) no longer than that; the
  * rest of a longer freed run stays pending for the next call.
  * The chunks move from pending to being refilled: they stay set in
@@ -1000,7 +997,7 @@ struct jit_cache_page *jit_cache_refill_begin(struct jit_cache_pool *pool,
 			continue;
 		end = find_next_zero_bit(page->pending_map,
 					 JIT_CACHE_PAGE_CHUNKS, start);
-		end = min(end, start + (JIT_CACHE_REFILL_MAX >> JIT_CACHE_CHUNK_SHIFT));
+		end = min(end, start + (JIT_POKE_CHUNK >> JIT_CACHE_CHUNK_SHIFT));
 		bitmap_clear(page->pending_map, start, end - start);
 		bitmap_set(page->refill_map, start, end - start);
 		*startp = start;

@@ -14,6 +14,7 @@
 #include <linux/types.h>
 #include <linux/mm.h>	/* pgprot_t; some arches' pgtable.h need it first */
 #include <linux/pgtable.h>
+#include <linux/sizes.h>
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 
@@ -193,6 +194,12 @@ struct jit_alloc_params *jit_alloc_arch_params_late(void);
 /* Architecture text poking: how jit_update_copy() and _set() write text. */
 int jit_arch_text_copy(void *dst, const void *src, size_t len);
 int jit_arch_text_set(void *dst, int c, size_t len);
+/*
+ * jitalloc gives them at most this much text per call: the architecture's
+ * poking may hold a lock that kprobes, ftrace and jump labels take too
+ * (text_mutex on x86) for a whole call.
+ */
+#define JIT_POKE_CHUNK	SZ_64K
 /* Protections of memory mapped read-only and executable from the start. */
 pgprot_t jit_arch_rox_pgprot(void);
 
