@@ -81,23 +81,22 @@ fi
 
 # Overlay: copy changed files, drop files that left the overlay.
 new_manifest=$(mktemp)
-for root in $OVERLAY_ROOTS; do
-	[ -d "$TOP/$root" ] || continue
-	(cd "$TOP" && find "$root" -type f ! -name '*.o' ! -name '*.ko' ! -name '.*' \
-		! -name '*.mod' ! -name '*.mod.c' ! -name 'Module.symvers' ! -name 'modules.order')
-done | sort >"$new_manifest"
+pairs=$(mktemp)
+overlay_files >"$pairs" || { rm -f "$new_manifest" "$pairs"; exit 1; }
+cut -d' ' -f2 "$pairs" | sort >"$new_manifest"
 copied=0
-while read -r f; do
+while read -r src f; do
 	if git -C "$SRC_BASE" cat-file -e "base:$f" 2>/dev/null; then
-		rm -f "$new_manifest"
-		die "overlay file $f exists upstream: change it through a patch in patches/"
+		rm -f "$new_manifest" "$pairs"
+		die "overlay file $f exists upstream: change it through a patch in ${SERIES_DIR#$TOP/}/"
 	fi
-	if ! cmp -s "$TOP/$f" "$SRC_PATCHED/$f"; then
+	if ! cmp -s "$TOP/$src" "$SRC_PATCHED/$f"; then
 		mkdir -p "$(dirname "$SRC_PATCHED/$f")"
-		cp "$TOP/$f" "$SRC_PATCHED/$f"
+		cp "$TOP/$src" "$SRC_PATCHED/$f"
 		copied=$((copied + 1))
 	fi
-done <"$new_manifest"
+done <"$pairs"
+rm -f "$pairs"
 if [ -f "$MANIFEST" ]; then
 	comm -23 "$MANIFEST" "$new_manifest" | while read -r f; do
 		rm -f "$SRC_PATCHED/$f"

@@ -60,6 +60,7 @@ append="panic=-1 oops=panic jt_scenario=$scenario"
 [ "$scenario" = hangrate ] && append="$append kunit.enable=0"
 [ "$scenario" = kpti ] && append="$append kunit.enable=0 nokaslr kpti=1"
 [ "$scenario" = cacheoff ] && append="$append jitalloc_cache=off"
+[ "$scenario" = execmemoff ] && append="$append execmem_cache=off"
 [ -n "$GUEST_ARGS" ] && append="$append $GUEST_ARGS"
 case "$arch" in
 x86_64)
@@ -265,10 +266,10 @@ end=$(grep -a "### jitalloc scenario $scenario end" "$log" | tr -d '\r' | tail -
 if [ -z "$end" ]; then
 	problem="${problem:+$problem; }scenario '$scenario' did not reach its end marker"
 else
-	# test, control, soak and cacheoff print TAP that parse_results.py judges; the
+	# test, control, soak, cacheoff and execmem(off) print TAP that parse_results.py judges; the
 	# others (demo, bench, kaslr) fail with their workload
 	case "$scenario" in
-	test | control | soak | cacheoff) ;;
+	test | control | soak | cacheoff | execmem | execmemoff) ;;
 	*) [ "${end##*rc=}" = 0 ] ||
 		problem="${problem:+$problem; }scenario '$scenario' ended with ${end##* }" ;;
 	esac

@@ -52,6 +52,34 @@ VARIANTS="default debug nomodules hugevmap 16k"
 JT_SELFTESTS="jitalloc_modules jitalloc_users jitalloc_cache jitalloc_stats jitalloc_claims jitalloc_churn"
 OVERLAY_ROOTS="include mm arch kernel lib Documentation tools/testing/selftests/jitalloc tools/vm"
 
+# overlay_files: the files a base's series adds, one "SOURCE PATH" pair per
+# line (SOURCE relative to the repo, PATH to the kernel tree).  6.1 takes
+# every file under OVERLAY_ROOTS; 6.12 takes the top-level files v2/shared
+# names, as they are, and the files under v2/ other than its patches and
+# notes, at the path below v2/.
+overlay_files() {
+	local f
+	case "$BASE" in
+	6.1)
+		for f in $OVERLAY_ROOTS; do
+			[ -d "$TOP/$f" ] || continue
+			(cd "$TOP" && find "$f" -type f ! -name '*.o' ! -name '*.ko' ! -name '.*' \
+				! -name '*.mod' ! -name '*.mod.c' ! -name 'Module.symvers' \
+				! -name 'modules.order')
+		done | sort | awk '{ print $1, $1 }'
+		;;
+	6.12)
+		for f in $(sed -e 's/#.*//' "$TOP/v2/shared"); do
+			[ -f "$TOP/$f" ] || die "v2/shared names $f, which is not in the repo"
+			echo "$f $f"
+		done
+		(cd "$TOP/v2" && find . -type f ! -path './patches/*' ! -name README.md \
+			! -name shared ! -name '.*' | sed 's|^\./||' | sort |
+			awk '{ print "v2/" $1, $1 }')
+		;;
+	esac
+}
+
 SERIES=$SERIES_DIR/series
 STAMP=$BASE_BUILD/src/jitalloc.applied	# "<patches hash> <HEAD after git am>"
 MANIFEST=$BASE_BUILD/src/jitalloc.overlay	# overlay files copied into the tree

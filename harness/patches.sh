@@ -22,10 +22,10 @@ done
 tmp=$(mktemp -d)
 git_t format-patch -q -N --always --no-signature --zero-commit -o "$tmp" base..HEAD ||
 	die "git format-patch failed"
-rm -f "$TOP"/patches/*.patch
-mv "$tmp"/*.patch "$TOP/patches/" 2>/dev/null
+rm -f "$SERIES_DIR"/*.patch
+mkdir -p "$SERIES_DIR"; mv "$tmp"/*.patch "$SERIES_DIR/" 2>/dev/null
 rmdir "$tmp" 2>/dev/null || rm -rf "$tmp"
-(cd "$TOP/patches" && ls -1 *.patch 2>/dev/null) >"$TOP/patches/series"
+(cd "$SERIES_DIR" && ls -1 *.patch 2>/dev/null) >"$SERIES"
 # The tree now is exactly what patches/ describes.
 echo "$(patch_stamp) $(git_t rev-parse HEAD)" >"$STAMP"
-echo "patches/: $(wc -l <"$TOP/patches/series") patches exported"
+echo "${SERIES_DIR#$TOP/}/: $(wc -l <"$SERIES") patches exported"

@@ -11,6 +11,11 @@
 # the same config, where every claim test (tools/testing/selftests/
 # jitalloc/jitalloc_claims.h) must fail.  Under 60 minutes cold here.
 CI_TARGETS="x86_64:default arm64:default x86_64:stock"
+# v2, the series against 6.12 (v2/): its kernel with the KUnit test of
+# execmem's cache, the claims (which must pass) and the off switch (where
+# they must fail), and stock 6.12 as the negative control.  The same in
+# both tiers; V2_TEST_TARGETS overrides it ("" skips v2).
+V2_TARGETS=${V2_TEST_TARGETS-"x86_64:default x86_64:stock"}
 # make test-all, before an issue is resolved: the checkers (KASAN,
 # lockdep, kmemleak, fault injection, livepatch, BPF trampolines) on both
 # architectures, arm64 with 16K pages, and a kernel without modules.
@@ -143,6 +148,8 @@ run_all() {
 		fi
 	done
 
+	[ -n "$V2_TARGETS" ] && run_v2
+
 	# sparse: no new warnings in what the series touches, against the stock
 	# tree built above from the same fragments.
 	if [[ " $TARGETS " == *" x86_64:default "* && " $TARGETS " == *" x86_64:stock "* ]]; then
@@ -151,6 +158,44 @@ run_all() {
 		echo "sparse: not run (needs targets x86_64:default and x86_64:stock)"
 	fi
 }
+
+# v2 on 6.12, in a subshell with that base's trees and logs.
+run_v2() (
+	BASE=6.12
+	. "$TOP/harness/lib.sh"
+	"$TOP/harness/fetch.sh" || { fail_step "6.12: fetch"; return; }
+	"$TOP/harness/apply.sh" || { fail_step "6.12: apply"; return; }
+	for t in $V2_TARGETS; do
+		arch=${t%%:*} variant=${t#*:}
+		label=$arch-$variant
+		if ! "$TOP/harness/build.sh" "$arch" "$variant"; then
+			fail_step "6.12 $label: build (log: build/6.12/logs/build-$label.log)"
+			continue
+		fi
+		if ! "$TOP/harness/initramfs.sh" "$arch" "$variant"; then
+			fail_step "6.12 $label: initramfs (log: build/6.12/logs/initramfs-$label.log)"
+			continue
+		fi
+		if [ "$variant" = stock ]; then
+			boot_step "6.12 $label: boot" "$arch" "$variant" control
+			counted control "6.12-$label" python3 "$TOP/harness/parse_results.py" \
+				"$LOGS/console-$label-control.log" --label "6.12-$label" \
+				--expect-fail jitalloc_control --expected-cases "$CASES" \
+				--totals "$totals"
+			continue
+		fi
+		boot_step "6.12 $label: boot" "$arch" "$variant" execmem
+		counted runtime "6.12-$label" python3 "$TOP/harness/parse_results.py" \
+			"$LOGS/console-$label-execmem.log" --label "6.12-$label" \
+			--kunit execmem_cache --selftest jitalloc_control \
+			--expected-cases "$CASES" --totals "$totals"
+		boot_step "6.12 $label: execmemoff boot" "$arch" "$variant" execmemoff
+		counted control "6.12-$label-execmemoff" python3 "$TOP/harness/parse_results.py" \
+			"$LOGS/console-$label-execmemoff.log" --label "6.12-$label-execmemoff" \
+			--expect-fail jitalloc_control --require "execmem: cache off (execmem_cache=off)" \
+			--expected-cases "$CASES" --totals "$totals"
+	done
+)
 
 # Everything goes to the terminal and to one log; the failures are
 # repeated just above the totals, so the last lines say what failed.
@@ -172,9 +217,9 @@ awk '{k = $4 == "" ? "runtime" : $4; p[k] += $1; f[k] += $2; s[k] += $3}
      END {
 	printf "runtime tests: %d passed, %d failed, %d skipped (each skip expected, or counted failed too)\n", p["runtime"], f["runtime"], s["runtime"]
 	printf "static checks: %d passed, %d failed\n", p["static"], f["static"]
-	printf "negative control on stock 6.1: %d XFAIL (claims refuted there, as they must be), %d failed\n", p["control"], f["control"]
+	printf "negative controls (stock 6.1, stock 6.12, 6.12 with execmem_cache=off): %d XFAIL (claims refuted there, as they must be), %d failed\n", p["control"], f["control"]
      }' "$totals"
 read -r p f s < <(awk '{p += $1; f += $2; s += $3} END {print p+0, f+0, s+0}' "$totals")
-echo "make test (${TEST_TIER:-ci}: $TARGETS) finished in $(($(date +%s) - start))s"
+echo "make test (${TEST_TIER:-ci}: $TARGETS; 6.12: ${V2_TARGETS:-none}) finished in $(($(date +%s) - start))s"
 echo "$p passed, $f failed, $s skipped"
 [ "$f" -eq 0 ]

@@ -576,6 +576,6 @@ void __init jit_block_debugfs_init(struct dentry *dir)
 
 static int __init jit_block_init(void)
 {
-	return register_shrinker(&jit_block_shrinker, "jitalloc-blocks");
+	return jit_register_shrinker(&jit_block_shrinker, "jitalloc-blocks");
 }
 late_initcall(jit_block_init);

@@ -1633,6 +1633,6 @@ void jit_cache_pool_fallbacks(struct jit_cache_pool *pool,
 
 static int __init jit_cache_init(void)
 {
-	return register_shrinker(&jit_cache_shrinker, "jitalloc-cache");
+	return jit_register_shrinker(&jit_cache_shrinker, "jitalloc-cache");
 }
 late_initcall(jit_cache_init);

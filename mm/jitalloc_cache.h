@@ -2,9 +2,10 @@
 /*
  * jitalloc_cache: huge read-only-executable pages carved into chunks.
  *
- * Internal to mm/: the jit API (mm/jitalloc.c) feeds requests for text in
- * ranges the architecture marked cacheable to these pools and falls back to
- * its page-granular path when a pool cannot serve them.  See the comment at
+ * Internal to mm/: the allocator it serves (the jit API, mm/jitalloc.c,
+ * see jitalloc_backend.h) feeds requests for text in ranges the
+ * architecture marked cacheable to these pools and falls back to its
+ * page-granular path when a pool cannot serve them.  See the comment at
  * the top of mm/jitalloc_cache.c for the design.
  */
 #ifndef _MM_JITALLOC_CACHE_H
@@ -12,11 +13,10 @@
 
 #include <linux/bits.h>
 #include <linux/errno.h>
-#include <linux/jitalloc.h>
 #include <linux/pgtable.h>
 #include <linux/types.h>
 
-#include "jitalloc_internal.h"
+#include "jitalloc_backend.h"
 
 /*
  * A cache page is what huge vmalloc maps with one TLB entry: a PMD leaf,
@@ -31,28 +31,6 @@
 #define JIT_CACHE_PAGE_SHIFT	PMD_SHIFT
 #endif
 #define JIT_CACHE_PAGE_SIZE	BIT(JIT_CACHE_PAGE_SHIFT)
-
-/**
- * jit_type_name() - the name of a jit type in statistics and trace events
- * @type: an &enum jit_alloc_type
- *
- * Return: "modules", "bpf" and so on; "?" for no type.
- */
-static inline const char *jit_type_name(enum jit_alloc_type type)
-{
-	static const char * const names[JIT_TYPE_NR] = {
-		[JIT_TYPE_MODULE_TEXT]		= "modules",
-		[JIT_TYPE_MODULE_DATA]		= "module_data",
-		[JIT_TYPE_MODULE_INIT]		= "module_init",
-		[JIT_TYPE_KPROBES]		= "kprobes",
-		[JIT_TYPE_FTRACE]		= "ftrace",
-		[JIT_TYPE_BPF]			= "bpf",
-		[JIT_TYPE_BPF_TRAMPOLINE]	= "bpf_trampoline",
-		[JIT_TYPE_ITS]			= "its",
-	};
-
-	return (unsigned int)type < JIT_TYPE_NR ? names[type] : "?";
-}
 
 struct dentry;
 struct jit_cache_pool;
@@ -101,8 +79,8 @@ struct jit_cache_page;
  * A page block: naturally aligned, physically contiguous pages, as many as
  * one PMD-level direct-map leaf maps (or the largest buddy block).
  */
-#define JIT_BLOCK_ORDER		(PMD_SHIFT - PAGE_SHIFT < MAX_ORDER ? \
-				 PMD_SHIFT - PAGE_SHIFT : MAX_ORDER - 1)
+#define JIT_BLOCK_ORDER		(PMD_SHIFT - PAGE_SHIFT < JIT_MAX_ORDER ? \
+				 PMD_SHIFT - PAGE_SHIFT : JIT_MAX_ORDER - 1)
 #define JIT_BLOCK_PAGES		BIT(JIT_BLOCK_ORDER)
 
 /**
@@ -135,7 +113,7 @@ struct jit_block_stats {
 /* mm/jitalloc.c, for the KUnit test: the pool that serves @type */
 struct jit_cache_pool *jit_alloc_type_pool(enum jit_alloc_type type);
 
-#ifdef CONFIG_JIT_ALLOC_CACHE
+#if JIT_CACHE_CONFIGURED
 bool jit_cache_pages_possible(pgprot_t prot);
 struct jit_block_pool *jit_block_pool_create(const char *name,
 					     unsigned int max_blocks);
@@ -255,7 +233,7 @@ static inline int jit_cache_check_update(const void *addr, size_t len)
 {
 	return -ENOENT;
 }
-#endif /* CONFIG_JIT_ALLOC_CACHE */
+#endif /* JIT_CACHE_CONFIGURED */
 
 /* Do @a and @b cover the same addresses (protections aside)? */
 static inline bool jit_same_range(const struct jit_address_space *a,

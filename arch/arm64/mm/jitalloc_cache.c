@@ -4,7 +4,6 @@
  * it through the text-poking fixmap, making the linear-map alias of a
  * cached huge page read-only, and reading back how both are mapped.
  */
-#include <linux/jitalloc.h>
 #include <linux/mm.h>
 #include <linux/set_memory.h>
 #include <linux/vmalloc.h>

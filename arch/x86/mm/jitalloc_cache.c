@@ -4,7 +4,6 @@
  * it with text poking, protecting the direct-map alias of a cached huge
  * page, and reading back how both are mapped.
  */
-#include <linux/jitalloc.h>
 #include <linux/mm.h>
 #include <linux/set_memory.h>
 #include <asm/text-patching.h>

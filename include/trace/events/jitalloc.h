@@ -95,7 +95,7 @@ TRACE_EVENT(jit_alloc,
 		__entry->addr = (unsigned long)addr;
 		__entry->len = len;
 		__entry->held = held;
-		__assign_str(user, user);
+		jit_trace_assign_str(user, user);
 		__entry->backend = backend;
 		__entry->fallback = fallback;
 	),
@@ -129,7 +129,7 @@ TRACE_EVENT(jit_free,
 	TP_fast_assign(
 		__entry->addr = (unsigned long)addr;
 		__entry->len = len;
-		__assign_str(user, user);
+		jit_trace_assign_str(user, user);
 		__entry->backend = backend;
 	),
 
@@ -157,7 +157,7 @@ TRACE_EVENT(jit_fallback,
 	),
 
 	TP_fast_assign(
-		__assign_str(pool, pool);
+		jit_trace_assign_str(pool, pool);
 		__entry->len = len;
 		__entry->reason = reason;
 	),
@@ -185,7 +185,7 @@ TRACE_EVENT(jit_cache_page_map,
 	),
 
 	TP_fast_assign(
-		__assign_str(pool, pool);
+		jit_trace_assign_str(pool, pool);
 		__entry->addr = (unsigned long)addr;
 		__entry->size = size;
 	),
@@ -216,7 +216,7 @@ TRACE_EVENT(jit_cache_page_unmap,
 	),
 
 	TP_fast_assign(
-		__assign_str(pool, pool);
+		jit_trace_assign_str(pool, pool);
 		__entry->addr = (unsigned long)addr;
 		__entry->size = size;
 		__entry->reason = reason;
@@ -246,7 +246,7 @@ TRACE_EVENT(jit_cache_refill,
 	),
 
 	TP_fast_assign(
-		__assign_str(pool, pool);
+		jit_trace_assign_str(pool, pool);
 		__entry->chunks = chunks;
 		__entry->bytes = bytes;
 	),

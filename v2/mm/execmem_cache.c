@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * execmem's cache: text in 64-byte chunks of huge read-only executable
+ * pages, for the types an architecture flags %EXECMEM_ROX_CACHE.
+ *
+ * The chunks come from jitalloc_cache (mm/jitalloc_cache.c), one pool per
+ * distinct range of the flagged types, so that kprobes slots, ftrace
+ * trampolines and BPF programs placed in the same range share huge pages
+ * instead of each taking 4 KiB pages (or a private 2 MiB pack) of their
+ * own.  When a pool cannot serve a request (larger than a huge page, no
+ * huge page to be had, kprobes that cannot wait) execmem allocates page by
+ * page with the same promises: read-only and executable from the start,
+ * filled with trapping instructions, a read-only direct-map alias, written
+ * only with execmem_update_copy() and execmem_update_set().  A user of a
+ * flagged type never changes the permissions of its memory.
+ *
+ * Writes and frees are checked: a write that is not inside one live
+ * allocation, or a free of what is not the start of one, is refused,
+ * counted in /sys/kernel/debug/jitalloc/execmem and warned about.
+ */
+
+#define pr_fmt(fmt) "execmem: " fmt
+
+#include <linux/debugfs.h>
+#include <linux/execmem.h>
+#include <linux/init.h>
+#include <linux/maple_tree.h>
+#include <linux/mm.h>
+#include <linux/sched.h>
+#include <linux/seq_file.h>
+#include <linux/set_memory.h>
+#include <linux/vmalloc.h>
+#include <asm/cacheflush.h>
+
+#include "execmem_cache.h"
+#include "jitalloc_cache.h"
+
+#define CREATE_TRACE_POINTS
+#include <trace/events/jitalloc.h>
+
+/* Pool serving each flagged type; types with the same range share one. */
+static struct jit_cache_pool *execmem_pools[EXECMEM_TYPE_MAX] __ro_after_init;
+
+/*
+ * Page-granular text of flagged types, by range: the value is the type.
+ * Looked up by the checks of writes and frees, and for the pool's count.
+ */
+static DEFINE_MTREE(execmem_fallbacks);
+
+static atomic_long_t execmem_refused_frees = ATOMIC_LONG_INIT(0);
+static atomic_long_t execmem_refused_updates = ATOMIC_LONG_INIT(0);
+
+static bool execmem_cache_enabled __initdata = true;
+
+/* execmem_cache=off: every type keeps its page-granular, writable way. */
+static int __init execmem_cache_param(char *s)
+{
+	if (!s || kstrtobool(s, &execmem_cache_enabled)) {
+		pr_warn("execmem_cache=%s not understood: the cache stays on\n",
+			s ?: "");
+		execmem_cache_enabled = true;
+	}
+	return 0;
+}
+early_param("execmem_cache", execmem_cache_param);
+
+/**
+ * execmem_rox_pgprot() - protections of memory read-only and executable
+ * from the start
+ *
+ * Evaluated each time such memory is mapped, never stored at boot.
+ *
+ * Return: the protections; %PAGE_KERNEL_ROX unless the architecture adds
+ * to it.
+ */
+pgprot_t __weak execmem_rox_pgprot(void)
+{
+	return PAGE_KERNEL_ROX;
+}
+
+/**
+ * execmem_arch_trap_byte() - the byte that fills free read-only text
+ * with trapping instructions (int3 on x86)
+ *
+ * Return: the byte; 0 unless the architecture says otherwise.
+ */
+u8 __weak execmem_arch_trap_byte(void)
+{
+	return 0;
+}
+
+static bool execmem_same_range(const struct execmem_range *a,
+			       const struct execmem_range *b)
+{
+	return a->start == b->start && a->end == b->end &&
+	       a->fallback_start == b->fallback_start &&
+	       a->fallback_end == b->fallback_end;
+}
+
+/* Fully free huge pages are given back after this long. */
+#define EXECMEM_CACHE_GRACE_MS	1000
+
+/**
+ * execmem_cache_init() - make the pools of the flagged types
+ * @info: the ranges, after execmem_arch_setup() and the defaults
+ *
+ * One pool per distinct range of the flagged types, named after the types
+ * that share it, e.g. "kprobes+ftrace+bpf".  A type whose pool cannot be
+ * made, or every type when the cache is switched off, loses the flag:
+ * execmem_is_rox() is false for it and its users keep their own way.
+ */
+void __init execmem_cache_init(struct execmem_info *info)
+{
+	char name[EXECMEM_TYPE_MAX * sizeof("module_data+")];
+	struct jit_cache_pool *pool;
+	struct jit_address_space as;
+	unsigned long sharing;
+	size_t len;
+	int i, j;
+
+	for (i = 0; i < EXECMEM_TYPE_MAX; i++) {
+		struct execmem_range *r = &info->ranges[i];
+
+		if (!(r->flags & EXECMEM_ROX_CACHE) || execmem_pools[i])
+			continue;
+		if (!execmem_cache_enabled || i == EXECMEM_MODULE_DATA) {
+			r->flags &= ~EXECMEM_ROX_CACHE;
+			continue;
+		}
+		sharing = 0;
+		name[0] = '\0';
+		for (j = i; j < EXECMEM_TYPE_MAX; j++) {
+			if (!(info->ranges[j].flags & EXECMEM_ROX_CACHE) ||
+			    j == EXECMEM_MODULE_DATA ||
+			    !execmem_same_range(r, &info->ranges[j]))
+				continue;
+			sharing |= BIT(j);
+			len = strlen(name);
+			snprintf(name + len, sizeof(name) - len, "%s%s",
+				 len ? "+" : "", jit_type_name(j));
+		}
+		as = (struct jit_address_space) {
+			.prot		= JIT_PROT_ROX,
+			.start		= r->start,
+			.end		= r->end,
+			.fallback_start	= r->fallback_start,
+			.fallback_end	= r->fallback_end,
+		};
+		pool = jit_cache_pool_create(name, &as,
+					     r->flags & EXECMEM_KASAN_SHADOW,
+					     execmem_arch_trap_byte(),
+					     EXECMEM_CACHE_GRACE_MS);
+		for_each_set_bit(j, &sharing, EXECMEM_TYPE_MAX) {
+			if (pool)
+				execmem_pools[j] = pool;
+			else
+				info->ranges[j].flags &= ~EXECMEM_ROX_CACHE;
+		}
+		if (!pool)
+			pr_warn("no cache for %s: its text stays page-granular and writable\n",
+				name);
+	}
+	if (!execmem_cache_enabled)
+		pr_info("cache off (execmem_cache=off)\n");
+}
+
+/**
+ * execmem_cache_alloc() - a chunk for a flagged type
+ * @type: the type
+ * @size: bytes wanted
+ *
+ * kprobes allocates with text_mutex held (prepare_kprobe()) and must not
+ * wait for a huge page to be mapped and filled, which pokes text.
+ *
+ * Return: the chunk, or %NULL when the pool cannot serve @size now.
+ */
+void *execmem_cache_alloc(enum execmem_type type, size_t size)
+{
+	struct jit_cache_pool *pool = execmem_pools[type];
+
+	if (!pool)
+		return NULL;
+	/* the cache's users are execmem's types, see jitalloc_backend.h */
+	if (type == EXECMEM_KPROBES)
+		return jit_cache_alloc_nowait(pool, size, JIT_TYPE_KPROBES);
+	return jit_cache_alloc(pool, size, (enum jit_alloc_type)type);
+}
+
+/**
+ * execmem_cache_fallback() - give page-granular text a chunk's promises
+ * @type: its flagged type
+ * @p: writable memory execmem just allocated for it
+ * @size: its size
+ *
+ * Fills @p with traps while it is writable, then makes it read-only and
+ * executable, its direct-map alias read-only with it (set_memory_rox()
+ * does both on x86; arm64 does the alias with rodata=full).
+ *
+ * Return: 0, or a negative errno: the caller frees @p.
+ */
+int execmem_cache_fallback(enum execmem_type type, void *p, size_t size)
+{
+	unsigned long addr = (unsigned long)p;
+	unsigned int pages = PAGE_ALIGN(size) >> PAGE_SHIFT;
+	int err;
+
+	memset(p, execmem_arch_trap_byte(), PAGE_ALIGN(size));
+	err = set_memory_rox(addr, pages);
+	if (err) {
+		pr_warn_ratelimited("cannot make %u pages at %px read-only (%d): allocation refused\n",
+				    pages, p, err);
+		return err;
+	}
+	flush_icache_range(addr, addr + PAGE_ALIGN(size));
+	err = mtree_insert_range(&execmem_fallbacks, addr,
+				 addr + PAGE_ALIGN(size) - 1,
+				 xa_mk_value(type), GFP_KERNEL);
+	if (err)
+		return err;
+	jit_cache_pool_count_fallback(execmem_pools[type], pages);
+	return 0;
+}
+
+/* The page-granular allocation of a flagged type that holds @addr */
+static bool execmem_fallback_find(unsigned long addr, unsigned long *start,
+				  unsigned long *last, enum execmem_type *type)
+{
+	void *entry;
+
+	MA_STATE(mas, &execmem_fallbacks, addr, addr);
+
+	mtree_lock(&execmem_fallbacks);
+	entry = mas_walk(&mas);
+	*start = mas.index;
+	*last = mas.last;
+	mtree_unlock(&execmem_fallbacks);
+	if (!entry)
+		return false;
+	*type = xa_to_value(entry);
+	return true;
+}
+
+/**
+ * execmem_cache_free() - free what the cache or its fallback handed out
+ * @p: the start of an allocation, or of memory execmem_free() frees
+ * @caller: execmem_free()'s caller, for the warning
+ *
+ * Return: true when @p was cache memory, freed or refused (not the start
+ * of a live chunk: counted and warned about, nothing freed); false when
+ * execmem_free() is to vfree() it.
+ */
+bool execmem_cache_free(void *p, const void *caller)
+{
+	unsigned long addr = (unsigned long)p, start, last;
+	enum execmem_type type;
+	int err;
+
+	err = jit_cache_free(p);
+	if (!err)
+		return true;
+	if (err == -ENOENT) {
+		if (!execmem_fallback_find(addr, &start, &last, &type))
+			return false;
+		if (start == addr) {
+			jit_mtree_erase_range(&execmem_fallbacks, start, last);
+			jit_cache_pool_count_fallback(execmem_pools[type],
+					-(long)((last + 1 - start) >> PAGE_SHIFT));
+			return false;
+		}
+	}
+	atomic_long_inc(&execmem_refused_frees);
+	pr_warn_ratelimited("free of %px by %pS refused: not the start of live read-only text\n",
+			    p, caller);
+	return true;
+}
+
+/* May [@dst, @dst + @size) of read-only text be written? */
+static bool execmem_update_allowed(const void *dst, size_t size)
+{
+	unsigned long addr = (unsigned long)dst, start, last;
+	enum execmem_type type;
+	int err;
+
+	if (!size || addr + size < addr)
+		return false;
+	err = jit_cache_check_update(dst, size);
+	if (!err)
+		return true;
+	if (err == -ENOENT &&
+	    execmem_fallback_find(addr, &start, &last, &type) &&
+	    addr + size - 1 <= last)
+		return true;
+	return false;
+}
+
+/*
+ * Poke @size bytes at @dst: from @src, or the byte @c when @src is NULL,
+ * in pieces of at most JIT_POKE_CHUNK so that text_mutex is let go (and
+ * the CPU given up) between them.
+ */
+static int execmem_poke(void *dst, const void *src, int c, size_t size)
+{
+	size_t off, n;
+	int err;
+
+	for (off = 0; off < size; off += n) {
+		n = min_t(size_t, size - off, JIT_POKE_CHUNK);
+		if (src)
+			err = jit_arch_text_copy(dst + off, src + off, n);
+		else
+			err = jit_arch_text_set(dst + off, c, n);
+		if (err)
+			return err;
+		if (off + n < size)
+			cond_resched();
+	}
+	return 0;
+}
+
+static void *execmem_update(void *dst, const void *src, int c, size_t size,
+			    const void *caller)
+{
+	if (!execmem_update_allowed(dst, size)) {
+		atomic_long_inc(&execmem_refused_updates);
+		pr_warn_ratelimited("write of %zu bytes at %px by %pS refused: not inside live read-only text\n",
+				    size, dst, caller);
+		return NULL;
+	}
+	if (execmem_poke(dst, src, c, size))
+		return NULL;
+	return dst;
+}
+
+/**
+ * execmem_update_copy() - copy into read-only executable text
+ * @dst: where, inside one allocation of a type execmem_is_rox() is true for
+ * @src: what
+ * @size: how many bytes
+ *
+ * Writes through the architecture's text poking.  Must not be called in
+ * atomic context.
+ *
+ * Return: @dst, or %NULL when the write was refused (counted and warned
+ * about: @dst is not inside one live allocation) or failed.
+ */
+void *execmem_update_copy(void *dst, const void *src, size_t size)
+{
+	return execmem_update(dst, src, 0, size, __builtin_return_address(0));
+}
+EXPORT_SYMBOL_GPL(execmem_update_copy);
+
+/**
+ * execmem_update_set() - fill read-only executable text with a byte
+ * @dst: where, inside one allocation of a type execmem_is_rox() is true for
+ * @c: the byte
+ * @size: how many bytes
+ *
+ * As execmem_update_copy().
+ *
+ * Return: @dst, or %NULL when the write was refused or failed.
+ */
+void *execmem_update_set(void *dst, int c, size_t size)
+{
+	return execmem_update(dst, NULL, c, size, __builtin_return_address(0));
+}
+EXPORT_SYMBOL_GPL(execmem_update_set);
+
+/**
+ * execmem_cache_pool() - the pool that serves a type
+ * @type: an execmem type
+ *
+ * Return: the pool, or %NULL when @type is not cached.
+ */
+struct jit_cache_pool *execmem_cache_pool(enum execmem_type type)
+{
+	return (unsigned int)type < EXECMEM_TYPE_MAX ? execmem_pools[type] : NULL;
+}
+
+/**
+ * execmem_cache_refused() - writes and frees refused so far
+ *
+ * Return: their number.
+ */
+unsigned long execmem_cache_refused(void)
+{
+	return atomic_long_read(&execmem_refused_frees) +
+	       atomic_long_read(&execmem_refused_updates);
+}
+
+static int execmem_stats_show(struct seq_file *m, void *v)
+{
+	int i;
+
+	for (i = 0; i < EXECMEM_TYPE_MAX; i++)
+		seq_printf(m, "rox_%s %d\n", jit_type_name(i), execmem_is_rox(i));
+	seq_printf(m, "refused_frees %ld\n",
+		   atomic_long_read(&execmem_refused_frees));
+	seq_printf(m, "refused_updates %ld\n",
+		   atomic_long_read(&execmem_refused_updates));
+	seq_printf(m, "cache_pages %ld\n", jit_cache_held_pages());
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(execmem_stats);
+
+/*
+ * /sys/kernel/debug/jitalloc/: the pools' statistics (one file per pool)
+ * and execmem's own counts, where the 6.1 series keeps them too.
+ */
+static int __init execmem_cache_debugfs_init(void)
+{
+	struct dentry *dir = debugfs_create_dir("jitalloc", NULL);
+
+	debugfs_create_file("execmem", 0400, dir, NULL, &execmem_stats_fops);
+	jit_cache_debugfs_init(dir);
+	return 0;
+}
+late_initcall(execmem_cache_debugfs_init);

@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * jitalloc_cache's backend on a kernel with execmem: what the chunk cache
+ * (mm/jitalloc_cache.c and the architectures' hooks) takes from the
+ * allocator it serves.  execmem's types are the cache's users, a type's
+ * range is a pool's placement, and every write into the cache goes
+ * through the architecture's text poking.  The glue that feeds
+ * execmem_alloc() and execmem_free() to the cache is mm/execmem_cache.c.
+ */
+#ifndef _MM_JITALLOC_BACKEND_H
+#define _MM_JITALLOC_BACKEND_H
+
+#include <linux/execmem.h>
+#include <linux/maple_tree.h>
+#include <linux/mmzone.h>
+#include <linux/pgtable.h>
+#include <linux/sched/mm.h>
+#include <linux/shrinker.h>
+#include <linux/sizes.h>
+#include <linux/types.h>
+
+/* Is the cache built? */
+#define JIT_CACHE_CONFIGURED	IS_ENABLED(CONFIG_EXECMEM_CACHE)
+
+/* One more than the largest order the buddy allocator hands out. */
+#define JIT_MAX_ORDER		(MAX_PAGE_ORDER + 1)
+
+/* The users of the cache's chunks: execmem's types. */
+enum jit_alloc_type {
+	JIT_TYPE_MODULE_TEXT	= EXECMEM_MODULE_TEXT,
+	JIT_TYPE_KPROBES	= EXECMEM_KPROBES,
+	JIT_TYPE_FTRACE		= EXECMEM_FTRACE,
+	JIT_TYPE_BPF		= EXECMEM_BPF,
+	JIT_TYPE_MODULE_DATA	= EXECMEM_MODULE_DATA,
+	JIT_TYPE_NR		= EXECMEM_TYPE_MAX,
+};
+
+/**
+ * jit_type_name() - the name of an execmem type in statistics and trace events
+ * @type: an &enum execmem_type
+ *
+ * Return: "modules", "bpf" and so on; "?" for no type.
+ */
+static inline const char *jit_type_name(enum jit_alloc_type type)
+{
+	static const char * const names[JIT_TYPE_NR] = {
+		[JIT_TYPE_MODULE_TEXT]	= "modules",
+		[JIT_TYPE_KPROBES]	= "kprobes",
+		[JIT_TYPE_FTRACE]	= "ftrace",
+		[JIT_TYPE_BPF]		= "bpf",
+		[JIT_TYPE_MODULE_DATA]	= "module_data",
+	};
+
+	return (unsigned int)type < JIT_TYPE_NR ? names[type] : "?";
+}
+
+/*
+ * The protections of a pool's mapping: read-only and executable.  A kind,
+ * not a &pgprot_t, turned into page-table bits each time memory is mapped
+ * (execmem_rox_pgprot()): arm64 makes kernel mappings non-global only when
+ * KPTI is decided, after the CPUs came up, and adds the BTI guard bit.
+ */
+enum jit_prot {
+	JIT_PROT_ROX,
+};
+
+/**
+ * struct jit_address_space - where a pool places its huge pages
+ * @prot: %JIT_PROT_ROX
+ * @start: start of the primary range
+ * @end: its end (exclusive)
+ * @fallback_start: start of the range tried when the primary one is full
+ * @fallback_end: its end; zero if there is none
+ */
+struct jit_address_space {
+	enum jit_prot	prot;
+	unsigned long	start;
+	unsigned long	end;
+	unsigned long	fallback_start;
+	unsigned long	fallback_end;
+};
+
+pgprot_t execmem_rox_pgprot(void);
+
+static inline pgprot_t jit_prot_pgprot(enum jit_prot prot)
+{
+	return execmem_rox_pgprot();
+}
+
+/* Architecture text poking, in arch/<arch>/mm/jitalloc_cache.c. */
+int jit_arch_text_copy(void *dst, const void *src, size_t len);
+int jit_arch_text_set(void *dst, int c, size_t len);
+/*
+ * The cache and execmem_update_copy() poke at most this much text per
+ * call: x86 holds text_mutex, which kprobes, ftrace and static calls
+ * take too, for a whole call.
+ */
+#define JIT_POKE_CHUNK	SZ_64K
+
+/*
+ * Erase [@first, @last] of @mt, which holds one entry there that nobody
+ * else removes, without failing: the store runs under the tree's lock with
+ * GFP_NOWAIT, which never lets the lock go, and without a node it waits a
+ * little and starts over.  May sleep; safe from a shrinker.
+ */
+static inline void jit_mtree_erase_range(struct maple_tree *mt,
+					 unsigned long first,
+					 unsigned long last)
+{
+	MA_STATE(mas, mt, first, last);
+
+	mtree_lock(mt);
+	while (mas_store_gfp(&mas, NULL, GFP_NOWAIT | __GFP_NOWARN)) {
+		mas_destroy(&mas);
+		mtree_unlock(mt);
+		memalloc_retry_wait(GFP_KERNEL);
+		mtree_lock(mt);
+		mas_set_range(&mas, first, last);
+	}
+	mtree_unlock(mt);
+}
+
+/*
+ * The trace events (include/trace/events/jitalloc.h) copy a string field
+ * with this: since 6.10 __assign_str() takes the field alone.
+ */
+#define jit_trace_assign_str(field, src)	__assign_str(field)
+
+/*
+ * Register a shrinker made from @tmpl's callbacks, under @name: since 6.7
+ * shrinkers are allocated by shrinker_alloc().
+ */
+static inline int jit_register_shrinker(struct shrinker *tmpl,
+					const char *name)
+{
+	struct shrinker *s = shrinker_alloc(0, "%s", name);
+
+	if (!s)
+		return -ENOMEM;
+	s->count_objects = tmpl->count_objects;
+	s->scan_objects = tmpl->scan_objects;
+	s->seeks = tmpl->seeks;
+	shrinker_register(s);
+	return 0;
+}
+
+#endif /* _MM_JITALLOC_BACKEND_H */
