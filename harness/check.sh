@@ -160,6 +160,20 @@ for p in "$BUILD"/series/[0-9][0-9][0-9][0-9]-*.patch; do
 	[ -f "$p" ] || { one "exported series present" false; break; }
 	one "checkpatch exported ${p##*/}" checkpatch_exported "$p"
 done
+# v2, the series against 6.12: the files it adds of its own, its export
+# (git am of every patch on pristine linux-source-6.12, the added files
+# equal to the repo's), checkpatch on every exported patch
+for f in $(find v2 -name '*.[ch]' | sort); do
+	one "checkpatch $f" checkpatch_file "$f"
+	one "kernel-doc $f" kerneldoc "$f"
+done
+one "make series BASE=6.12: git am of every v2 patch, added files equal to the repo's" \
+	env BASE=6.12 "$TOP/harness/series.sh"
+for p in "$BUILD"/6.12/series/[0-9][0-9][0-9][0-9]-*.patch; do
+	case "$p" in */0000-*) continue ;; esac
+	[ -f "$p" ] || { one "exported v2 series present" false; break; }
+	one "checkpatch exported v2 ${p##*/}" checkpatch_exported "$p"
+done
 # BASE: an unknown base is refused with one line naming it, and a base
 # without a series builds its stock kernel only, saying so in one line
 base_refused() {

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # make series: turn the repo into the patch series a kernel developer
-# consumes, in build/series/: a cover letter (patches/cover-letter.txt)
+# consumes, in build/series/ (build/6.12/series/ for BASE=6.12): a cover letter (patches/cover-letter.txt)
 # and one patch per entry of patches/series.  New files from the overlay
 # go into the patch whose message names them in an "Adds: <path>" line;
 # the line itself is dropped from the message.
@@ -30,7 +30,12 @@ git -C "$SRC_BASE" worktree add -q -f -B series-export "$work" base ||
 	die "could not create $work"
 git_w() { git -C "$work" -c user.name="jitalloc developers" -c user.email=jitalloc@localhost "$@"; }
 
-staged=$TOP/patches/staged
+staged=$SERIES_DIR/staged
+rel=${SERIES_DIR#$TOP/}
+# where each added file comes from in the repo: "SOURCE PATH" pairs
+pairs=$(mktemp)
+overlay_files >"$pairs" || exit 1
+src_of() { awk -v f="$1" '$2 == f { print $1 }' "$pairs"; }
 # added_version FILE NUM DEST: FILE as patch NUM adds it, i.e. the overlay's
 # FILE with the staged changes of the patches after NUM taken back, the
 # newest first
@@ -38,14 +43,14 @@ added_version() {
 	local f=$1 num=$2 dest=$3 d n tmp
 	tmp=$(mktemp -d)
 	mkdir -p "$tmp/$(dirname "$f")"
-	cp "$TOP/$f" "$tmp/$f"
+	cp "$TOP/$(src_of "$f")" "$tmp/$f"
 	for d in $(ls -r "$staged"/[0-9][0-9][0-9][0-9].diff 2>/dev/null); do
 		n=$(basename "$d" .diff)
 		[ "$((10#$n))" -gt "$((10#$num))" ] || continue
 		[ -n "$(cd "$tmp" && git apply --numstat --include="$f" "$d")" ] || continue
 		(cd "$tmp" && git apply -R --include="$f" "$d") || {
 			rm -rf "$tmp"
-			die "patches/staged/$n.diff cannot be taken back from $f: make its hunks match the file"
+			die "$rel/staged/$n.diff cannot be taken back from $f: make its hunks match the file"
 		}
 	done
 	cp "$tmp/$f" "$dest"
@@ -53,14 +58,14 @@ added_version() {
 }
 
 claimed=$(mktemp)
-trap 'rm -f "$claimed"' EXIT
+trap 'rm -f "$claimed" "$pairs"' EXIT
 while read -r p; do
 	case "$p" in ''|'#'*) continue ;; esac
-	git_w am -q --empty=keep "$TOP/patches/$p" || { git_w am --abort; die "patch $p does not apply"; }
+	git_w am -q --empty=keep "$SERIES_DIR/$p" || { git_w am --abort; die "patch $p does not apply"; }
 	num=${p%%-*}
 	adds=$(git_w log -1 --format=%B | sed -n 's/^Adds: *//p')
 	for f in $adds; do
-		[ -f "$TOP/$f" ] || die "patch $p says 'Adds: $f' but $f is not in the repo"
+		[ -n "$(src_of "$f")" ] || die "patch $p says 'Adds: $f' but $f is not in the repo (for BASE=$BASE)"
 		mkdir -p "$work/$(dirname "$f")"
 		added_version "$f" "$num" "$work/$f"
 		git_w add -f "$f"
@@ -69,10 +74,10 @@ while read -r p; do
 	if [ -f "$staged/$num.diff" ]; then
 		for f in $(git_w apply --numstat "$staged/$num.diff" | cut -f3); do
 			grep -qxF "$f" "$claimed" ||
-				die "patches/staged/$num.diff changes $f, which no patch before $p adds"
+				die "$rel/staged/$num.diff changes $f, which no patch before $p adds"
 		done
 		git_w apply --index "$staged/$num.diff" ||
-			die "patches/staged/$num.diff does not apply after $p (it may only change files earlier patches add)"
+			die "$rel/staged/$num.diff does not apply after $p (it may only change files earlier patches add)"
 	fi
 	[ -n "$adds" ] || [ -f "$staged/$num.diff" ] || continue
 	msg=$(git_w log -1 --format=%B | grep -v '^Adds:')
@@ -83,11 +88,9 @@ while read -r p; do
 			make -C "$work" O="$O" $(eval echo $(kmake_args "$SERIES_BUILD")) olddefconfig all -j"$(nproc)" ||
 			die "the series does not build after $p"
 	fi
-done <"$TOP/patches/series"
+done <"$SERIES"
 
-unclaimed=$(cd "$TOP" && for r in $OVERLAY_ROOTS; do [ -d "$r" ] && find "$r" -type f; done |
-	sort | comm -23 - <(sort "$claimed"))
-rm -f "$claimed"
+unclaimed=$(cut -d' ' -f2 "$pairs" | sort | comm -23 - <(sort "$claimed"))
 if [ -n "$unclaimed" ]; then
 	die "no patch adds $(echo "$unclaimed" | paste -sd ' ' -): name each in an \"Adds:\" line of the patch that brings it"
 fi
@@ -95,24 +98,21 @@ fi
 for d in "$staged"/*.diff; do
 	[ -e "$d" ] || continue
 	n=$(basename "$d" .diff)
-	grep -q "^$n-" "$TOP/patches/series" ||
-		die "patches/staged/$n.diff belongs to no patch in patches/series"
+	grep -q "^$n-" "$SERIES" ||
+		die "$rel/staged/$n.diff belongs to no patch in $rel/series"
 done
-for r in $OVERLAY_ROOTS; do
-	[ -d "$TOP/$r" ] || continue
-	(cd "$TOP" && find "$r" -type f)
-done | while read -r f; do
-	cmp -s "$TOP/$f" "$work/$f" ||
-		die "the exported series leaves $f different from the overlay's: check patches/staged"
-done || exit 1
+while read -r src f; do
+	cmp -s "$TOP/$src" "$work/$f" ||
+		die "the exported series leaves $f different from the overlay's: check $rel/staged"
+done <"$pairs" || exit 1
 
 rm -rf "$dest" && mkdir -p "$dest"
-git_w format-patch -q --cover-letter --no-signature --subject-prefix="RFC PATCH" \
+git_w format-patch -q --cover-letter --no-signature --subject-prefix="$([ "$BASE" = 6.1 ] && echo "RFC PATCH" || echo "RFC PATCH v2")" \
 	-o "$dest" base..HEAD ||
 	die "git format-patch failed"
 cover=$(ls "$dest"/0000-*.patch)
-if [ -f "$TOP/patches/cover-letter.txt" ]; then
-	python3 - "$cover" "$TOP/patches/cover-letter.txt" <<'PY'
+if [ -f "$SERIES_DIR/cover-letter.txt" ]; then
+	python3 - "$cover" "$SERIES_DIR/cover-letter.txt" <<'PY'
 import sys
 cover, text = sys.argv[1], open(sys.argv[2]).read()
 subject, _, body = text.partition('\n')

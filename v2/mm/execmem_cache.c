@@ -207,7 +207,7 @@ int execmem_cache_fallback(enum execmem_type type, void *p, size_t size)
 	memset(p, execmem_arch_trap_byte(), PAGE_ALIGN(size));
 	err = set_memory_rox(addr, pages);
 	if (err) {
-		pr_warn_ratelimited("cannot make %u pages at %px read-only (%d): allocation refused\n",
+		pr_warn_ratelimited("cannot make %u pages at %p read-only (%d): allocation refused\n",
 				    pages, p, err);
 		return err;
 	}
@@ -262,14 +262,15 @@ bool execmem_cache_free(void *p, const void *caller)
 		if (!execmem_fallback_find(addr, &start, &last, &type))
 			return false;
 		if (start == addr) {
+			long pages = (last + 1 - start) >> PAGE_SHIFT;
+
 			jit_mtree_erase_range(&execmem_fallbacks, start, last);
-			jit_cache_pool_count_fallback(execmem_pools[type],
-					-(long)((last + 1 - start) >> PAGE_SHIFT));
+			jit_cache_pool_count_fallback(execmem_pools[type], -pages);
 			return false;
 		}
 	}
 	atomic_long_inc(&execmem_refused_frees);
-	pr_warn_ratelimited("free of %px by %pS refused: not the start of live read-only text\n",
+	pr_warn_ratelimited("free of %p by %pS refused: not the start of live read-only text\n",
 			    p, caller);
 	return true;
 }
@@ -322,7 +323,7 @@ static void *execmem_update(void *dst, const void *src, int c, size_t size,
 {
 	if (!execmem_update_allowed(dst, size)) {
 		atomic_long_inc(&execmem_refused_updates);
-		pr_warn_ratelimited("write of %zu bytes at %px by %pS refused: not inside live read-only text\n",
+		pr_warn_ratelimited("write of %zu bytes at %p by %pS refused: not inside live read-only text\n",
 				    size, dst, caller);
 		return NULL;
 	}

@@ -50,9 +50,9 @@ static void execmem_test_expect_rox(struct kunit *test, const void *p,
 
 	jit_arch_kernel_leaf((unsigned long)p, &leaf);
 	KUNIT_EXPECT_GE_MSG(test, leaf.size, min_size,
-			    "%px is mapped by a %lu-byte entry", p, leaf.size);
-	KUNIT_EXPECT_FALSE_MSG(test, leaf.writable, "%px is writable", p);
-	KUNIT_EXPECT_TRUE_MSG(test, leaf.exec, "%px is not executable", p);
+			    "%p is mapped by a %lu-byte entry", p, leaf.size);
+	KUNIT_EXPECT_FALSE_MSG(test, leaf.writable, "%p is writable", p);
+	KUNIT_EXPECT_TRUE_MSG(test, leaf.exec, "%p is not executable", p);
 }
 
 /* the direct-map alias of the page behind vmalloc address @p */
@@ -65,9 +65,9 @@ static void execmem_test_expect_alias_ro(struct kunit *test, const void *p)
 	KUNIT_EXPECT_NE(test, leaf.size, 0UL);
 	if (jit_arch_can_protect_alias())
 		KUNIT_EXPECT_FALSE_MSG(test, leaf.writable,
-				       "alias %px of %px is writable", alias, p);
+				       "alias %p of %p is writable", alias, p);
 	KUNIT_EXPECT_FALSE_MSG(test, leaf.exec,
-			       "alias %px of %px is executable", alias, p);
+			       "alias %p of %p is executable", alias, p);
 }
 
 /*
@@ -84,6 +84,7 @@ static void execmem_test_chunks(struct kunit *test)
 	void *p[ARRAY_SIZE(types)] = {};
 	void *first = NULL;
 	int i, first_type = -1;
+	bool filled;
 
 	execmem_test_type(test);
 	for (i = 0; i < ARRAY_SIZE(types); i++) {
@@ -93,20 +94,23 @@ static void execmem_test_chunks(struct kunit *test)
 		KUNIT_ASSERT_NOT_NULL(test, p[i]);
 		execmem_test_expect_rox(test, p[i], JIT_CACHE_PAGE_SIZE);
 		execmem_test_expect_alias_ro(test, p[i]);
-		KUNIT_EXPECT_TRUE_MSG(test,
-			execmem_test_filled(p[i], 100, execmem_arch_trap_byte()),
-			"%s text at %px is not filled with traps",
-			jit_type_name(types[i]), p[i]);
+		filled = execmem_test_filled(p[i], 100, execmem_arch_trap_byte());
+		KUNIT_EXPECT_TRUE_MSG(test, filled,
+				      "%s text at %p is not filled with traps",
+				      jit_type_name(types[i]), p[i]);
 		if (!first) {
 			first = p[i];
 			first_type = types[i];
 		} else if (execmem_cache_pool((enum execmem_type)types[i]) ==
 			   execmem_cache_pool(first_type)) {
-			KUNIT_EXPECT_PTR_EQ_MSG(test,
-				PTR_ALIGN_DOWN(p[i], JIT_CACHE_PAGE_SIZE),
-				PTR_ALIGN_DOWN(first, JIT_CACHE_PAGE_SIZE),
-				"%s and %s text of one pool in different pages",
-				jit_type_name(types[i]), jit_type_name(first_type));
+			void *page = PTR_ALIGN_DOWN(p[i], JIT_CACHE_PAGE_SIZE);
+			void *first_page = PTR_ALIGN_DOWN(first,
+							  JIT_CACHE_PAGE_SIZE);
+
+			KUNIT_EXPECT_PTR_EQ_MSG(test, page, first_page,
+						"%s and %s text of one pool in different pages",
+						jit_type_name(types[i]),
+						jit_type_name(first_type));
 		}
 	}
 	for (i = 0; i < ARRAY_SIZE(types); i++)
@@ -202,9 +206,9 @@ static void execmem_test_refill(struct kunit *test)
 	execmem_free(p);
 	/* @keep holds the page: it stays mapped through the reclaim */
 	jit_cache_flush(execmem_cache_pool(type));
-	KUNIT_EXPECT_TRUE_MSG(test,
-		execmem_test_filled(p, sizeof(src), execmem_arch_trap_byte()),
-		"freed text at %px still holds its bytes", p);
+	KUNIT_EXPECT_TRUE_MSG(test, execmem_test_filled(p, sizeof(src),
+							execmem_arch_trap_byte()),
+			      "freed text at %p still holds its bytes", p);
 	execmem_free(keep);
 }
 
@@ -259,6 +263,7 @@ static struct kunit_suite execmem_cache_suite = {
 	.name = "execmem_cache",
 	.test_cases = execmem_cache_cases,
 };
+
 kunit_test_suite(execmem_cache_suite);
 
 MODULE_DESCRIPTION("KUnit test of execmem's cache");

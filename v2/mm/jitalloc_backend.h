@@ -124,7 +124,8 @@ static inline void jit_mtree_erase_range(struct maple_tree *mt,
  * The trace events (include/trace/events/jitalloc.h) copy a string field
  * with this: since 6.10 __assign_str() takes the field alone.
  */
-#define jit_trace_assign_str(field, src)	__assign_str(field)
+#define jit_trace_assign_str(field, src) \
+	do { (void)(src); __assign_str(field); } while (0)
 
 /*
  * Register a shrinker made from @tmpl's callbacks, under @name: since 6.7
