@@ -20,8 +20,8 @@ TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BOOTS = [
     ('x86_64-default', 'x86_64-default', 'test', None),
     ('x86_64 jitalloc_cache=off', 'x86_64-cacheoff', 'test', None),
-    ('arm64-default', 'arm64-default', 'test', None),
-    ('arm64 kpti=1, BTI CPU', None, 'test', ('selftest.jitalloc_prot.',)),
+    ('arm64-default', 'arm64-default', 'test-all', None),
+    ('arm64 kpti=1, BTI CPU', None, 'test-all', ('selftest.jitalloc_prot.',)),
     ('arm64-16k', 'arm64-16k', 'test-all', None),
     ('x86_64-nomodules', 'x86_64-nomodules', 'test-all', None),
     ('x86_64-debug', 'x86_64-debug', 'test-all', None),

@@ -6,11 +6,13 @@
 # TEST_TARGETS overrides the matrix, e.g. TEST_TARGETS="x86_64:default".
 . "$(dirname "$0")/lib.sh"
 
-# The tier every change (and CI) runs: what users build, on both
-# architectures, and x86_64:stock, the negative control: stock 6.1 from
-# the same config, where every claim test (tools/testing/selftests/
-# jitalloc/jitalloc_claims.h) must fail.  Under 60 minutes cold here.
-CI_TARGETS="x86_64:default arm64:default x86_64:stock"
+# The tier every change (and CI) runs: the 6.1 x86_64 kernel users build
+# and x86_64:stock, the negative control: stock 6.1 from the same config,
+# where every claim test (tools/testing/selftests/jitalloc/
+# jitalloc_claims.h) must fail; then v2 on 6.12 (V2_TARGETS below).
+# arm64 6.1 is in make test-all since v2 joined the tier, so that a cold
+# run stays well inside CI's 90 minutes.
+CI_TARGETS="x86_64:default x86_64:stock"
 # v2, the series against 6.12 (v2/): its kernel with the KUnit test of
 # execmem's cache, the claims (which must pass) and the off switch (where
 # they must fail), and stock 6.12 as the negative control.  The same in

@@ -25,6 +25,7 @@
 #include <linux/execmem.h>
 #include <linux/init.h>
 #include <linux/maple_tree.h>
+#include <linux/memory.h>
 #include <linux/mm.h>
 #include <linux/sched.h>
 #include <linux/seq_file.h>
@@ -51,6 +52,8 @@ static atomic_long_t execmem_refused_frees = ATOMIC_LONG_INIT(0);
 static atomic_long_t execmem_refused_updates = ATOMIC_LONG_INIT(0);
 
 static bool execmem_cache_enabled __initdata = true;
+/* Some type has a pool: only then does execmem_free() ask the cache. */
+static bool execmem_cache_used __ro_after_init;
 
 /* execmem_cache=off: every type keeps its page-granular, writable way. */
 static int __init execmem_cache_param(char *s)
@@ -123,7 +126,13 @@ void __init execmem_cache_init(struct execmem_info *info)
 
 		if (!(r->flags & EXECMEM_ROX_CACHE) || execmem_pools[i])
 			continue;
-		if (!execmem_cache_enabled || i == EXECMEM_MODULE_DATA) {
+		/*
+		 * Without huge vmalloc mappings (nohugevmalloc, no PSE) every
+		 * request would fall back to pages of its own: the type keeps
+		 * its page-granular, writable way instead.
+		 */
+		if (!execmem_cache_enabled || i == EXECMEM_MODULE_DATA ||
+		    !jit_cache_pages_possible(execmem_rox_pgprot())) {
 			r->flags &= ~EXECMEM_ROX_CACHE;
 			continue;
 		}
@@ -156,12 +165,16 @@ void __init execmem_cache_init(struct execmem_info *info)
 			else
 				info->ranges[j].flags &= ~EXECMEM_ROX_CACHE;
 		}
+		if (pool)
+			execmem_cache_used = true;
 		if (!pool)
 			pr_warn("no cache for %s: its text stays page-granular and writable\n",
 				name);
 	}
 	if (!execmem_cache_enabled)
 		pr_info("cache off (execmem_cache=off)\n");
+	else if (!jit_cache_pages_possible(execmem_rox_pgprot()))
+		pr_info("cache off: no huge vmalloc mappings\n");
 }
 
 /**
@@ -255,6 +268,8 @@ bool execmem_cache_free(void *p, const void *caller)
 	enum execmem_type type;
 	int err;
 
+	if (!execmem_cache_used)
+		return false;
 	err = jit_cache_free(p);
 	if (!err)
 		return true;
@@ -321,6 +336,8 @@ static int execmem_poke(void *dst, const void *src, int c, size_t size)
 static void *execmem_update(void *dst, const void *src, int c, size_t size,
 			    const void *caller)
 {
+	/* text poking takes it: a caller holding it would deadlock */
+	lockdep_assert_not_held(&text_mutex);
 	if (!execmem_update_allowed(dst, size)) {
 		atomic_long_inc(&execmem_refused_updates);
 		pr_warn_ratelimited("write of %zu bytes at %p by %pS refused: not inside live read-only text\n",
@@ -339,7 +356,8 @@ static void *execmem_update(void *dst, const void *src, int c, size_t size,
  * @size: how many bytes
  *
  * Writes through the architecture's text poking.  Must not be called in
- * atomic context.
+ * atomic context, nor with text_mutex held.  Not exported: every user of a
+ * cached type is built in.
  *
  * Return: @dst, or %NULL when the write was refused (counted and warned
  * about: @dst is not inside one live allocation) or failed.
@@ -348,7 +366,6 @@ void *execmem_update_copy(void *dst, const void *src, size_t size)
 {
 	return execmem_update(dst, src, 0, size, __builtin_return_address(0));
 }
-EXPORT_SYMBOL_GPL(execmem_update_copy);
 
 /**
  * execmem_update_set() - fill read-only executable text with a byte
@@ -364,7 +381,6 @@ void *execmem_update_set(void *dst, int c, size_t size)
 {
 	return execmem_update(dst, NULL, c, size, __builtin_return_address(0));
 }
-EXPORT_SYMBOL_GPL(execmem_update_set);
 
 /**
  * execmem_cache_pool() - the pool that serves a type

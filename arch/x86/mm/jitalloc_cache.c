@@ -103,12 +103,10 @@ void jit_arch_kernel_leaf(unsigned long addr, struct jit_leaf *leaf)
 /* Writes into read-only executable jit text go through text poking. */
 int jit_arch_text_copy(void *dst, const void *src, size_t len)
 {
-	text_poke_copy(dst, src, len);
-	return 0;
+	return text_poke_copy(dst, src, len) ? 0 : -EFAULT;
 }
 
 int jit_arch_text_set(void *dst, int c, size_t len)
 {
-	text_poke_set(dst, c, len);
-	return 0;
+	return text_poke_set(dst, c, len) ? 0 : -EFAULT;
 }
