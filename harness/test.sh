@@ -76,6 +76,30 @@ counted() {
 	fi
 }
 
+# Build ARCH VARIANT of the current base and its initramfs; a stock kernel
+# is then booted as the negative control.  Returns 0 when the caller is
+# to boot the patched kernel's tests, 1 when the target is done (failed,
+# or a stock control).  NAME prefixes step and result names ("6.12-" for
+# v2), LOGDIR is where the logs are, as the failure lines say.
+prepare_target() {
+	local name=$1 arch=$2 variant=$3 label=$2-$3 logdir=${LOGS#$TOP/}
+	if ! "$TOP/harness/build.sh" "$arch" "$variant"; then
+		fail_step "$name$label: build (log: $logdir/build-$label.log)"
+		return 1
+	fi
+	if ! "$TOP/harness/initramfs.sh" "$arch" "$variant"; then
+		fail_step "$name$label: initramfs (log: $logdir/initramfs-$label.log)"
+		return 1
+	fi
+	[ "$variant" = stock ] || return 0
+	boot_step "$name$label: boot" "$arch" "$variant" control
+	counted control "$name$label" python3 "$TOP/harness/parse_results.py" \
+		"$LOGS/console-$label-control.log" --label "$name$label" \
+		--expect-fail jitalloc_control --expected-cases "$CASES" \
+		--totals "$totals"
+	return 1
+}
+
 arches=$(for t in $TARGETS; do echo "${t%%:*}"; done | sort -u | tr '\n' ' ')
 for t in $TARGETS; do
 	check_arch "${t%%:*}"
@@ -91,22 +115,7 @@ run_all() {
 	for t in $TARGETS; do
 		arch=${t%%:*} variant=${t#*:}
 		label=$arch-$variant
-		if ! "$TOP/harness/build.sh" "$arch" "$variant"; then
-			fail_step "$label: build (log: build/logs/build-$label.log)"
-			continue
-		fi
-		if ! "$TOP/harness/initramfs.sh" "$arch" "$variant"; then
-			fail_step "$label: initramfs (log: build/logs/initramfs-$label.log)"
-			continue
-		fi
-		if [ "$variant" = stock ]; then
-			boot_step "$label: boot" "$arch" "$variant" control
-			counted control "$label" python3 "$TOP/harness/parse_results.py" \
-				"$LOGS/console-$label-control.log" --label "$label" \
-				--expect-fail jitalloc_control --expected-cases "$CASES" \
-				--totals "$totals"
-			continue
-		fi
+		prepare_target "" "$arch" "$variant" || continue
 		boot_step "$label: boot" "$arch" "$variant" test
 		# Each variant lists the skips it expects; any other skip fails.
 		skips=$TOP/harness/expected-skips/$label
@@ -170,28 +179,13 @@ run_v2() (
 	for t in $V2_TARGETS; do
 		arch=${t%%:*} variant=${t#*:}
 		label=$arch-$variant
-		if ! "$TOP/harness/build.sh" "$arch" "$variant"; then
-			fail_step "6.12 $label: build (log: build/6.12/logs/build-$label.log)"
-			continue
-		fi
-		if ! "$TOP/harness/initramfs.sh" "$arch" "$variant"; then
-			fail_step "6.12 $label: initramfs (log: build/6.12/logs/initramfs-$label.log)"
-			continue
-		fi
-		if [ "$variant" = stock ]; then
-			boot_step "6.12 $label: boot" "$arch" "$variant" control
-			counted control "6.12-$label" python3 "$TOP/harness/parse_results.py" \
-				"$LOGS/console-$label-control.log" --label "6.12-$label" \
-				--expect-fail jitalloc_control --expected-cases "$CASES" \
-				--totals "$totals"
-			continue
-		fi
-		boot_step "6.12 $label: boot" "$arch" "$variant" execmem
+		prepare_target 6.12- "$arch" "$variant" || continue
+		boot_step "6.12-$label: boot" "$arch" "$variant" execmem
 		counted runtime "6.12-$label" python3 "$TOP/harness/parse_results.py" \
 			"$LOGS/console-$label-execmem.log" --label "6.12-$label" \
 			--kunit execmem_cache --selftest jitalloc_control \
 			--expected-cases "$CASES" --totals "$totals"
-		boot_step "6.12 $label: execmemoff boot" "$arch" "$variant" execmemoff
+		boot_step "6.12-$label: execmemoff boot" "$arch" "$variant" execmemoff
 		counted control "6.12-$label-execmemoff" python3 "$TOP/harness/parse_results.py" \
 			"$LOGS/console-$label-execmemoff.log" --label "6.12-$label-execmemoff" \
 			--expect-fail jitalloc_control --require "execmem: cache off (execmem_cache=off)" \
