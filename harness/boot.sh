@@ -166,6 +166,20 @@ qemu_ipi_fault() {
 		grep -E 'irqs off pc fixed' |
 		grep -qvE ' [^ ]*(spin|lock|mutex|rwsem|rwbase|bit_wait|csd)[^ ]*\+0x'
 }
+# And a third way: the CPU executes an int3 that text_poke_bp() already
+# replaced - "Oops: int3" in kernel code whose bytes, as the oops dumps
+# them, hold no int3 before the trapping address ("Code: ... 66 <90>"):
+# memory says the trap cannot have happened, the stale translation did.
+# An int3 still in memory (a real leftover, "cc <..>") is never taken for
+# it.
+qemu_stale_int3() {
+	local code
+	tr -d '\r' <"$log" | grep -qa 'Oops: int3' || return 1
+	code=$(tr -d '\r' <"$log" | grep -a -m1 -A12 'Oops: int3' | grep -a -m1 'Code: ' |
+		sed 's/.*Code: //')
+	echo "$code" | grep -q '<' || return 1
+	! echo "$code" | grep -qiE '(^| )cc <'
+}
 # QEMU's monitor on a socket of its own, to ask a stuck guest where each
 # vCPU is (harness/qemu_monitor.py).
 mon=$LOGS/monitor-$arch-$variant-$scenario.sock
@@ -221,10 +235,11 @@ while :; do
 	rc=$?
 	if [ "${BOOT_RETRY:-1}" = 1 ] && [ "$accel" = tcg ] && [ "$arch" = x86_64 ] &&
 	   [ $attempt -eq 1 ] &&
-	   { [ $rc -eq 124 ] || [ $rc -eq 137 ]; } &&
 	   ! grep -qa "### jitalloc scenario $scenario end" "$log" &&
-	   ! tr -d '\r' <"$log" | grep -qaE '^ *not ok ' &&
-	   { [ -z "$(console_problem)" ] || qemu_timer_fault || qemu_ipi_fault; }; then
+	   { qemu_stale_int3 ||
+	     { { [ $rc -eq 124 ] || [ $rc -eq 137 ]; } &&
+	       ! tr -d '\r' <"$log" | grep -qaE '^ *not ok ' &&
+	       { [ -z "$(console_problem)" ] || qemu_timer_fault || qemu_ipi_fault; }; }; }; then
 		hung=${log%.log}-hung.log
 		cp "$log" "$hung"
 		: >"$log"
@@ -232,6 +247,8 @@ while :; do
 		qemu_timer_fault && why="a CPU's timer stopped (QEMU TCG)"
 		qemu_ipi_fault &&
 			why="a vCPU stopped at one instruction, interrupts off, under text_poke_bp_batch()'s IPI (QEMU TCG)"
+		qemu_stale_int3 &&
+			why="an int3 trap where memory holds no int3 any more (QEMU TCG's stale translation)"
 		printf '(%s, console kept in %s; booting again) ' \
 			"$why" "${hung#$TOP/}"
 		echo "flake: $arch-$variant $scenario: $why, booted again (console: ${hung#$TOP/}; $(grep -a '^vcpu ' "$hung" | tr -d '\r' | paste -sd ';' -))" \

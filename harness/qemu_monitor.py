@@ -14,7 +14,9 @@ lines:
           [byte 0xNN]
 
 "irqs off": x86's RFLAGS.IF clear in every sample; "pc fixed": the same
-program counter in all three samples.  The KASLR offset comes from the
+program counter in all three samples, or in every sample not taken at the
+int3 entry (then the line names that instruction and says how many
+samples were at int3).  The KASLR offset comes from the
 line "### kernel _stext ADDR" the guest's /init prints to CONSOLE_LOG.
 Exit status 1 when the monitor cannot be reached.
 """
@@ -147,6 +149,21 @@ def main():
             line += " irqs off"
         if all(s and s[0] == pc for s in seen):
             line += " pc fixed"
+        else:
+            # a vCPU that traps again and again at one instruction: every
+            # sample there or at the int3 entry (QEMU TCG running a stale
+            # translation of code text_poke_bp() has already restored)
+            stay = {s[0] for s in seen if s and
+                    not symbolize(s[0] - offset, addrs, names).startswith("asm_exc_int3+0x0")}
+            if len(stay) == 1 and all(seen):
+                at = stay.pop()
+                line = "vcpu %d: pc=0x%x %s (%s)" % (
+                    n, at, symbolize(at - offset, addrs, names),
+                    "halted" if hlt or halted.get(n) else "running")
+                if all(s[1] for s in seen):
+                    line += " irqs off"
+                line += " pc fixed (int3 at it in %d of %d samples)" % (
+                    SAMPLES - sum(s[0] == at for s in seen), SAMPLES)
         if n in code:
             line += " byte 0x%02x" % code[n]
         lines.append(line)
