@@ -6,7 +6,10 @@
  * Three measurements, each the same calls on stock 6.1 and on the series:
  *
  *  alloc_free_<size>: on a kernel with jitalloc jit_text_alloc_type(
- *	JIT_TYPE_BPF) + jit_free(); on stock module_alloc() + set_memory_ro()
+ *	JIT_TYPE_BPF) + jit_free(); with execmem (6.10 on) execmem_alloc(
+ *	EXECMEM_BPF) + execmem_free(), and set_memory_ro() + set_memory_x()
+ *	between them unless execmem_is_rox() (v2's cache); on stock 6.1
+ *	module_alloc() + set_memory_ro()
  *	+ set_memory_x() + vfree() with VM_FLUSH_RESET_PERMS, which is what
  *	bpf_jit_binary_alloc() users (arm64 BPF, classic BPF without packs)
  *	do, but not what stock x86 BPF or kprobes do below a page: the
@@ -61,10 +64,16 @@ MODULE_PARM_DESC(iterations_poke, "pairs per size of bpf_path and kprobe_slot");
 
 /* JIT_TYPE_BPF in include/linux/jitalloc.h */
 #define BENCH_JIT_TYPE_BPF	5
+/* EXECMEM_BPF in include/linux/execmem.h (6.10 to 6.12) */
+#define BENCH_EXECMEM_BPF	3
 
 static void *(*jit_text_alloc_type_fn)(int type, size_t len);
 static void (*jit_free_fn)(void *buf);
 static void *(*module_alloc_fn)(unsigned long size);
+static void *(*execmem_alloc_fn)(int type, size_t size);
+static void (*execmem_free_fn)(void *ptr);
+static bool (*execmem_is_rox_fn)(int type);
+static bool execmem_rox;
 static int (*set_memory_ro_fn)(unsigned long addr, int numpages);
 static int (*set_memory_x_fn)(unsigned long addr, int numpages);
 static void (*set_vm_flush_reset_perms_fn)(void *addr);
@@ -89,11 +98,16 @@ static void *bench_alloc(size_t size)
 
 	if (jit_text_alloc_type_fn)
 		return jit_text_alloc_type_fn(BENCH_JIT_TYPE_BPF, size);
+	if (execmem_alloc_fn && execmem_rox)
+		return execmem_alloc_fn(BENCH_EXECMEM_BPF, size);
 
-	p = module_alloc_fn(size);
+	p = execmem_alloc_fn ? execmem_alloc_fn(BENCH_EXECMEM_BPF, size) :
+			       module_alloc_fn(size);
 	if (!p)
 		return NULL;
-	set_vm_flush_reset_perms_fn(p);
+	/* execmem_alloc() maps with VM_FLUSH_RESET_PERMS itself */
+	if (!execmem_alloc_fn)
+		set_vm_flush_reset_perms_fn(p);
 	set_memory_ro_fn((unsigned long)p, PAGE_ALIGN(size) >> PAGE_SHIFT);
 	set_memory_x_fn((unsigned long)p, PAGE_ALIGN(size) >> PAGE_SHIFT);
 	return p;
@@ -103,6 +117,8 @@ static void bench_free(void *p)
 {
 	if (jit_free_fn)
 		jit_free_fn(p);
+	else if (execmem_free_fn)
+		execmem_free_fn(p);
 	else
 		vfree(p);
 }
@@ -118,6 +134,16 @@ static int cmp_u64(const void *a, const void *b)
 typedef void (*fill_fn_t)(void *area, unsigned int size);
 static void *(*bpf_prog_pack_alloc_fn)(u32 size, fill_fn_t fill, bool was_classic);
 static void (*bpf_prog_pack_free_fn)(void *hdr);
+/* since 6.4 it takes the image and its size */
+static void (*bpf_prog_pack_free_size_fn)(void *ptr, u32 size);
+
+static void pack_free(void *hdr)
+{
+	if (execmem_alloc_fn)
+		bpf_prog_pack_free_size_fn(hdr, *(u32 *)hdr);
+	else
+		bpf_prog_pack_free_fn(hdr);
+}
 static void *(*bpf_arch_text_copy_fn)(void *dst, void *src, size_t len);
 
 static void fill_trap(void *area, unsigned int size)
@@ -201,17 +227,29 @@ static int __init jitalloc_bench_init(void)
 	if (!jit_text_alloc_type_fn || !jit_free_fn) {
 		jit_text_alloc_type_fn = NULL;
 		jit_free_fn = NULL;
+		execmem_alloc_fn = (void *)lookup("execmem_alloc");
+		execmem_free_fn = (void *)lookup("execmem_free");
+		execmem_is_rox_fn = (void *)lookup("execmem_is_rox");
+		if (!execmem_alloc_fn || !execmem_free_fn) {
+			execmem_alloc_fn = NULL;
+			execmem_free_fn = NULL;
+		}
+		execmem_rox = execmem_is_rox_fn &&
+			      execmem_is_rox_fn(BENCH_EXECMEM_BPF);
 		module_alloc_fn = (void *)lookup("module_alloc");
 		set_memory_ro_fn = (void *)lookup("set_memory_ro");
 		set_memory_x_fn = (void *)lookup("set_memory_x");
 		set_vm_flush_reset_perms_fn = (void *)lookup("set_vm_flush_reset_perms");
-		if (!module_alloc_fn || !set_memory_ro_fn || !set_memory_x_fn ||
-		    !set_vm_flush_reset_perms_fn) {
+		if ((!module_alloc_fn && !execmem_alloc_fn) ||
+		    !set_memory_ro_fn || !set_memory_x_fn ||
+		    (!execmem_alloc_fn && !set_vm_flush_reset_perms_fn)) {
 			pr_err("neither jitalloc nor module_alloc found\n");
 			return -ENOENT;
 		}
 	}
 	pr_info("measuring %s\n", jit_free_fn ? "jit_text_alloc_type+jit_free" :
+		execmem_rox ? "execmem_alloc+execmem_free (read-only from the start)" :
+		execmem_alloc_fn ? "execmem_alloc+set_memory_ro/x+execmem_free" :
 		"module_alloc+set_memory_ro/x+vfree");
 
 	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
@@ -223,6 +261,7 @@ static int __init jitalloc_bench_init(void)
 
 	bpf_prog_pack_alloc_fn = (void *)lookup("bpf_prog_pack_alloc");
 	bpf_prog_pack_free_fn = (void *)lookup("bpf_prog_pack_free");
+	bpf_prog_pack_free_size_fn = (void *)bpf_prog_pack_free_fn;
 	bpf_arch_text_copy_fn = (void *)lookup("bpf_arch_text_copy");
 	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
 		snprintf(name, sizeof(name), "bpf_path_%zu", sizes[i]);
@@ -231,7 +270,7 @@ static int __init jitalloc_bench_init(void)
 				      iterations_poke);
 		else if (bpf_prog_pack_alloc_fn && bpf_prog_pack_free_fn &&
 			 bpf_arch_text_copy_fn)
-			ret = measure(name, pack_alloc, bpf_prog_pack_free_fn,
+			ret = measure(name, pack_alloc, pack_free,
 				      sizes[i], iterations_poke);
 		else
 			ret = -ENOENT;

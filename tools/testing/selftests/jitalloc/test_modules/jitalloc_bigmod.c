@@ -17,7 +17,9 @@
 #include <linux/mm.h>
 #include <linux/module.h>
 #include <linux/moduleparam.h>
+#include <linux/objtool.h>
 #include <linux/vmalloc.h>
+#include <asm/linkage.h>
 #include <asm/pgtable.h>
 
 #include "jitalloc_bigmod.h"
@@ -29,18 +31,23 @@
 static char selfcheck[48] = "not run";
 module_param_string(selfcheck, selfcheck, sizeof(selfcheck), 0444);
 
-/* A blob of traps, then a function at its far end. */
+/*
+ * A blob of traps, then a function at its far end.  objtool reads it like
+ * any module code, so that the init and exit functions' returns are
+ * patched as the kernel's are: the blob's start is data (no ENDBR), the
+ * function returns the way the kernel's assembly does (ASM_RET).
+ */
 #ifdef CONFIG_X86_64
 asm(".pushsection .text.jt_big, \"ax\"\n"
 	".globl jt_big_start\n"
 	"jt_big_start:\n"
+	ANNOTATE_NOENDBR
 	".fill " __stringify(JT_BIG_FILL) ", 1, 0xcc\n"
 	".globl jt_big_end\n"
 	".type jt_big_end, @function\n"
 	"jt_big_end:\n"
 	"	movl $0x5a5a, %eax\n"
-	"	ret\n"
-	"	int3\n"
+	ASM_RET
 	".size jt_big_end, . - jt_big_end\n"
 	".popsection\n");
 #elif defined(CONFIG_ARM64)
