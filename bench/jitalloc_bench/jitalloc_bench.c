@@ -144,6 +144,7 @@ static void pack_free(void *hdr)
 	else
 		bpf_prog_pack_free_fn(hdr);
 }
+
 static void *(*bpf_arch_text_copy_fn)(void *dst, void *src, size_t len);
 
 static void fill_trap(void *area, unsigned int size)
