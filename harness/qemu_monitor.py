@@ -141,29 +141,26 @@ def main():
     lines = []
     for n, (pc, _, hlt) in sorted(first.items()):
         seen = [s.get(n) for s in samples]
+        # a vCPU that traps again and again at one instruction: every
+        # sample there or at the int3 entry (QEMU TCG running a stale
+        # translation of code text_poke_bp() has already restored) is
+        # reported at that instruction, "pc fixed" with the int3 count
+        stay = {s[0] for s in seen if s and
+                not symbolize(s[0] - offset, addrs, names).startswith("asm_exc_int3+0x0")}
+        trapping = len(stay) == 1 and all(seen) and \
+            not all(s[0] == pc for s in seen)
+        at = stay.pop() if trapping else pc
         # x86 shows HLT=1 in its registers, other targets in "info cpus"
         line = "vcpu %d: pc=0x%x %s (%s)" % (
-            n, pc, symbolize(pc - offset, addrs, names),
+            n, at, symbolize(at - offset, addrs, names),
             "halted" if hlt or halted.get(n) else "running")
         if all(s and s[1] for s in seen):
             line += " irqs off"
         if all(s and s[0] == pc for s in seen):
             line += " pc fixed"
-        else:
-            # a vCPU that traps again and again at one instruction: every
-            # sample there or at the int3 entry (QEMU TCG running a stale
-            # translation of code text_poke_bp() has already restored)
-            stay = {s[0] for s in seen if s and
-                    not symbolize(s[0] - offset, addrs, names).startswith("asm_exc_int3+0x0")}
-            if len(stay) == 1 and all(seen):
-                at = stay.pop()
-                line = "vcpu %d: pc=0x%x %s (%s)" % (
-                    n, at, symbolize(at - offset, addrs, names),
-                    "halted" if hlt or halted.get(n) else "running")
-                if all(s[1] for s in seen):
-                    line += " irqs off"
-                line += " pc fixed (int3 at it in %d of %d samples)" % (
-                    SAMPLES - sum(s[0] == at for s in seen), SAMPLES)
+        elif trapping:
+            line += " pc fixed (int3 at it in %d of %d samples)" % (
+                SAMPLES - sum(s[0] == at for s in seen), SAMPLES)
         if n in code:
             line += " byte 0x%02x" % code[n]
         lines.append(line)

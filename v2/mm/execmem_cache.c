@@ -92,12 +92,16 @@ u8 __weak execmem_arch_trap_byte(void)
 	return 0;
 }
 
-static bool execmem_same_range(const struct execmem_range *a,
-			       const struct execmem_range *b)
+/* Where a pool for @r places its huge pages. */
+static struct jit_address_space execmem_range_space(const struct execmem_range *r)
 {
-	return a->start == b->start && a->end == b->end &&
-	       a->fallback_start == b->fallback_start &&
-	       a->fallback_end == b->fallback_end;
+	return (struct jit_address_space) {
+		.prot		= JIT_PROT_ROX,
+		.start		= r->start,
+		.end		= r->end,
+		.fallback_start	= r->fallback_start,
+		.fallback_end	= r->fallback_end,
+	};
 }
 
 /* Fully free huge pages are given back after this long. */
@@ -115,8 +119,9 @@ static bool execmem_same_range(const struct execmem_range *a,
 void __init execmem_cache_init(struct execmem_info *info)
 {
 	char name[EXECMEM_TYPE_MAX * sizeof("module_data+")];
+	bool huge = jit_cache_pages_possible(execmem_rox_pgprot());
 	struct jit_cache_pool *pool;
-	struct jit_address_space as;
+	struct jit_address_space as, other;
 	unsigned long sharing;
 	size_t len;
 	int i, j;
@@ -131,30 +136,23 @@ void __init execmem_cache_init(struct execmem_info *info)
 		 * request would fall back to pages of its own: the type keeps
 		 * its page-granular, writable way instead.
 		 */
-		if (!execmem_cache_enabled || i == EXECMEM_MODULE_DATA ||
-		    !jit_cache_pages_possible(execmem_rox_pgprot())) {
+		if (!execmem_cache_enabled || i == EXECMEM_MODULE_DATA || !huge) {
 			r->flags &= ~EXECMEM_ROX_CACHE;
 			continue;
 		}
+		as = execmem_range_space(r);
 		sharing = 0;
 		name[0] = '\0';
 		for (j = i; j < EXECMEM_TYPE_MAX; j++) {
+			other = execmem_range_space(&info->ranges[j]);
 			if (!(info->ranges[j].flags & EXECMEM_ROX_CACHE) ||
-			    j == EXECMEM_MODULE_DATA ||
-			    !execmem_same_range(r, &info->ranges[j]))
+			    j == EXECMEM_MODULE_DATA || !jit_same_range(&as, &other))
 				continue;
 			sharing |= BIT(j);
 			len = strlen(name);
 			snprintf(name + len, sizeof(name) - len, "%s%s",
 				 len ? "+" : "", jit_type_name(j));
 		}
-		as = (struct jit_address_space) {
-			.prot		= JIT_PROT_ROX,
-			.start		= r->start,
-			.end		= r->end,
-			.fallback_start	= r->fallback_start,
-			.fallback_end	= r->fallback_end,
-		};
 		pool = jit_cache_pool_create(name, &as,
 					     r->flags & EXECMEM_KASAN_SHADOW,
 					     execmem_arch_trap_byte(),
@@ -167,13 +165,13 @@ void __init execmem_cache_init(struct execmem_info *info)
 		}
 		if (pool)
 			execmem_cache_used = true;
-		if (!pool)
+		else
 			pr_warn("no cache for %s: its text stays page-granular and writable\n",
 				name);
 	}
 	if (!execmem_cache_enabled)
 		pr_info("cache off (execmem_cache=off)\n");
-	else if (!jit_cache_pages_possible(execmem_rox_pgprot()))
+	else if (!huge)
 		pr_info("cache off: no huge vmalloc mappings\n");
 }
 
