@@ -183,7 +183,8 @@ run_v2() (
 		boot_step "6.12-$label: boot" "$arch" "$variant" execmem
 		counted runtime "6.12-$label" python3 "$TOP/harness/parse_results.py" \
 			"$LOGS/console-$label-execmem.log" --label "6.12-$label" \
-			--kunit execmem_cache --selftest jitalloc_control \
+			--kunit execmem_cache --selftest jitalloc_control jitalloc_modules \
+			--expected-skips "$TOP/harness/expected-skips/6.12-$label" \
 			--expected-cases "$CASES" --totals "$totals"
 		boot_step "6.12-$label: execmemoff boot" "$arch" "$variant" execmemoff
 		counted control "6.12-$label-execmemoff" python3 "$TOP/harness/parse_results.py" \

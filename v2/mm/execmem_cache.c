@@ -179,21 +179,25 @@ void __init execmem_cache_init(struct execmem_info *info)
  * execmem_cache_alloc() - a chunk for a flagged type
  * @type: the type
  * @size: bytes wanted
+ * @nowait: the caller holds text_mutex (execmem_alloc_nowait())
  *
- * kprobes allocates with text_mutex held (prepare_kprobe()) and must not
- * wait for a huge page to be mapped and filled, which pokes text.
+ * A caller holding text_mutex must not wait for freed chunks' refill or
+ * for a huge page to be mapped and filled, which poke text: kprobes
+ * always allocates so (prepare_kprobe()), x86 ITS thunks for a module
+ * being loaded do (its_init_mod()).
  *
  * Return: the chunk, or %NULL when the pool cannot serve @size now.
  */
-void *execmem_cache_alloc(enum execmem_type type, size_t size)
+void *execmem_cache_alloc(enum execmem_type type, size_t size, bool nowait)
 {
 	struct jit_cache_pool *pool = execmem_pools[type];
 
 	if (!pool)
 		return NULL;
 	/* the cache's users are execmem's types, see jitalloc_backend.h */
-	if (type == EXECMEM_KPROBES)
-		return jit_cache_alloc_nowait(pool, size, JIT_TYPE_KPROBES);
+	if (nowait || type == EXECMEM_KPROBES)
+		return jit_cache_alloc_nowait(pool, size,
+					      (enum jit_alloc_type)type);
 	return jit_cache_alloc(pool, size, (enum jit_alloc_type)type);
 }
 
@@ -402,6 +406,52 @@ unsigned long execmem_cache_refused(void)
 	       atomic_long_read(&execmem_refused_updates);
 }
 
+/*
+ * Executable pages of the page-granular allocations of flagged types (the
+ * fallback), and how many of them have a writable linear alias (the
+ * cache's own huge pages are checked by their pools' files).  The tree's
+ * lock keeps every allocation walked mapped: execmem_cache_free() erases
+ * one before it is unmapped.  The lock is let go between allocations when
+ * someone waits for it or for the CPU; the walk goes on from the next one
+ * still there.
+ */
+static void execmem_exec_aliases_show(struct seq_file *m)
+{
+	unsigned long addr, checked = 0, writable = 0;
+	struct jit_leaf leaf;
+	struct page *page;
+	void *entry;
+
+	MA_STATE(mas, &execmem_fallbacks, 0, 0);
+
+	mtree_lock(&execmem_fallbacks);
+	mas_for_each(&mas, entry, ULONG_MAX) {
+		for (addr = mas.index; addr <= mas.last; addr += PAGE_SIZE) {
+			jit_arch_kernel_leaf(addr, &leaf);
+			if (!leaf.size || !leaf.exec)
+				continue;
+			page = vmalloc_to_page((void *)addr);
+			if (!page || PageHighMem(page))
+				continue;
+			checked++;
+			jit_arch_kernel_leaf((unsigned long)page_address(page),
+					     &leaf);
+			if (leaf.writable)
+				writable++;
+		}
+		if (need_resched() || spin_needbreak(&execmem_fallbacks.ma_lock)) {
+			mas_pause(&mas);
+			mtree_unlock(&execmem_fallbacks);
+			cond_resched();
+			mtree_lock(&execmem_fallbacks);
+		}
+	}
+	mtree_unlock(&execmem_fallbacks);
+	seq_printf(m, "exec_aliases_protected %d\n", jit_arch_can_protect_alias());
+	seq_printf(m, "exec_pages_checked %lu\n", checked);
+	seq_printf(m, "exec_alias_writable %lu\n", writable);
+}
+
 static int execmem_stats_show(struct seq_file *m, void *v)
 {
 	int i;
@@ -413,6 +463,7 @@ static int execmem_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "refused_updates %ld\n",
 		   atomic_long_read(&execmem_refused_updates));
 	seq_printf(m, "cache_pages %ld\n", jit_cache_held_pages());
+	execmem_exec_aliases_show(m);
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(execmem_stats);

@@ -11,7 +11,7 @@
 
 #ifdef CONFIG_EXECMEM_CACHE
 void execmem_cache_init(struct execmem_info *info);
-void *execmem_cache_alloc(enum execmem_type type, size_t size);
+void *execmem_cache_alloc(enum execmem_type type, size_t size, bool nowait);
 int execmem_cache_fallback(enum execmem_type type, void *p, size_t size);
 bool execmem_cache_free(void *p, const void *caller);
 /* for the KUnit test, mm/execmem_cache_test.c */
@@ -24,7 +24,8 @@ static inline void execmem_cache_init(struct execmem_info *info)
 		info->ranges[i].flags &= ~EXECMEM_ROX_CACHE;
 }
 
-static inline void *execmem_cache_alloc(enum execmem_type type, size_t size)
+static inline void *execmem_cache_alloc(enum execmem_type type, size_t size,
+					 bool nowait)
 {
 	return NULL;
 }

@@ -3,13 +3,18 @@
 # v2, the 6.12 series: the claims of the kselftest (BPF, kprobes and
 # ftrace add no 4 KiB executable mapping, share executable areas, split no
 # direct-map page), which must pass here and fail on stock 6.12 (the
-# control scenario); then the pools' statistics, for the record.  The
-# KUnit test of execmem's cache ran at boot.
+# control scenario); the module loader's kselftest (module text and init
+# text in the cache, written once, big modules, no W+X, read-only
+# aliases); then the pools' statistics, for the record.  The KUnit test
+# of execmem's cache ran at boot.
 cd /jitalloc || exit 1
 echo "### selftest jitalloc_control begin"
 JT_CONTROL_ANY_KERNEL=1 ./jitalloc_control
 rc=$?
 echo "### selftest jitalloc_control end rc=$rc"
+echo "### selftest jitalloc_modules begin"
+JITALLOC_TESTMOD=/jitalloc/jitalloc_testmod.ko ./jitalloc_modules
+echo "### selftest jitalloc_modules end rc=$?"
 for f in /sys/kernel/debug/jitalloc/*; do
 	[ -f "$f" ] || continue
 	echo "### stats ${f##*/}"

@@ -36,21 +36,29 @@ static inline void ko_path(char *buf, size_t size, const char *ko)
 /* Refused API calls (double frees, stray writes) so far, all kinds. */
 static inline long refused_calls(void)
 {
-	long f = jt_read_key(API_PATH, "refused_frees");
-	long u = jt_read_key(API_PATH, "refused_updates");
-	long t = jt_read_key(API_PATH, "refused_types");
+	long f, u, t = 0;
 
+	if (jt_execmem()) {
+		/* execmem has no type to refuse: its types are an enum */
+		f = jt_read_key(EXECMEM_PATH, "refused_frees");
+		u = jt_read_key(EXECMEM_PATH, "refused_updates");
+	} else {
+		f = jt_read_key(API_PATH, "refused_frees");
+		u = jt_read_key(API_PATH, "refused_updates");
+		t = jt_read_key(API_PATH, "refused_types");
+	}
 	return f < 0 || u < 0 || t < 0 ? -1 : f + u + t;
 }
 
 /*
  * The first chunk allocation for cache user @user in the trace of trace
- * instance @instance: the address and length allocated, and whether the
- * same address was freed afterwards.  -1 if there is no such allocation.
+ * instance @instance that holds address @at (any, if @at is 0): the
+ * address and length allocated, and whether the same address was freed
+ * afterwards.  -1 if there is no such allocation.
  */
-static inline int chunk_events(const char *instance, const char *user,
-			       unsigned long *addr, unsigned long *len,
-			       int *freed)
+static inline int chunk_events_at(const char *instance, const char *user,
+				  unsigned long at, unsigned long *addr,
+				  unsigned long *len, int *freed)
 {
 	char line[512], want[64], path[256], tag[64];
 	int found = -1;
@@ -71,9 +79,14 @@ static inline int chunk_events(const char *instance, const char *user,
 			continue;
 		if (found < 0 && strstr(line, " jit_alloc: ") &&
 		    strstr(line, "backend=chunk")) {
-			*addr = strtoul(p + 5, NULL, 16);
+			unsigned long a = strtoul(p + 5, NULL, 16), l;
+
 			p = strstr(line, " len=");
-			*len = p ? strtoul(p + 5, NULL, 10) : 0;
+			l = p ? strtoul(p + 5, NULL, 10) : 0;
+			if (at && (at < a || at >= a + l))
+				continue;
+			*addr = a;
+			*len = l;
 			snprintf(want, sizeof(want), "addr=0x%lx ", *addr);
 			found = 0;
 		} else if (!found && strstr(line, " jit_free: ") &&
@@ -83,6 +96,14 @@ static inline int chunk_events(const char *instance, const char *user,
 	}
 	fclose(f);
 	return found;
+}
+
+/* The first chunk allocation for @user, as chunk_events_at() tells. */
+static inline int chunk_events(const char *instance, const char *user,
+			       unsigned long *addr, unsigned long *len,
+			       int *freed)
+{
+	return chunk_events_at(instance, user, 0, addr, len, freed);
 }
 
 /*

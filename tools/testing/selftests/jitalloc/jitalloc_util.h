@@ -420,7 +420,43 @@ static inline unsigned long mod_section_addr(const char *mod, const char *name)
 static inline int stats_file(const struct dirent *d)
 {
 	return d->d_type == DT_REG && d->d_name[0] != '.' &&
-	       strcmp(d->d_name, "api");
+	       strcmp(d->d_name, "api") && strcmp(d->d_name, "execmem");
+}
+
+/* execmem's own counts, on the 6.12 series (v2) */
+#define EXECMEM_PATH	JT_DEBUGFS "/jitalloc/execmem"
+
+/* Is this the 6.12 series, the cache as an execmem backend? */
+static inline int jt_execmem(void)
+{
+	return !access(EXECMEM_PATH, F_OK);
+}
+
+/*
+ * The cache user that allocates for @user: on 6.12 module init text and
+ * x86 ITS thunk pages are execmem's module text ("modules"), which has
+ * no type of its own for them.
+ */
+static inline const char *cache_user(const char *user)
+{
+	if (jt_execmem() && (!strcmp(user, "module_init") || !strcmp(user, "its")))
+		return "modules";
+	return user;
+}
+
+/* Whether @user's bytes are counted with another user's (cache_user()). */
+static inline int cache_user_shared(const char *user)
+{
+	return strcmp(cache_user(user), user) != 0;
+}
+
+/* The pools' "bytes_in_use_" key of @user, in a static buffer. */
+static inline const char *bytes_key(const char *user)
+{
+	static char key[64];
+
+	snprintf(key, sizeof(key), "bytes_in_use_%s", cache_user(user));
+	return key;
 }
 
 /*
@@ -469,7 +505,7 @@ static inline int pool_file(const char *user, char *path, size_t size)
 	while ((d = readdir(dp))) {
 		/* pools only: not the page blocks */
 		if (stats_file(d) && strcmp(d->d_name, "page_blocks") &&
-		    strstr(d->d_name, user)) {
+		    strstr(d->d_name, cache_user(user))) {
 			snprintf(path, size, "%s/%s", dir, d->d_name);
 			ret = 0;
 			break;

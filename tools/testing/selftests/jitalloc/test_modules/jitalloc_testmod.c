@@ -22,9 +22,11 @@
 #include <linux/moduleparam.h>
 #include <linux/mutex.h>
 #include <linux/vmalloc.h>
-/* also built against stock 6.1, which has no jit allocator */
+/* also built against stock 6.1, which has no jit allocator, and 6.12 */
 #if IS_ENABLED(CONFIG_JIT_ALLOC)
 #include <linux/jitalloc.h>
+#elif IS_ENABLED(CONFIG_EXECMEM_CACHE)
+#include <linux/execmem.h>
 #endif
 #ifdef CONFIG_X86
 #include <asm/alternative.h>
@@ -287,13 +289,18 @@ static const char * __init jt_init_check(void)
 
 /*
  * How the init text is mapped while it runs: on x86 its page-table leaf,
- * "rx 2M" for a cache huge page; then "rox" if jitalloc hands it out
- * read-only and executable from the start, else "plain".
+ * "rx 2M" for a cache huge page; then "rox" if jitalloc (execmem on
+ * 6.12) hands it out read-only and executable from the start, else
+ * "plain".
  */
 static const char * __init jt_init_text_kind(void)
 {
 #if IS_ENABLED(CONFIG_JIT_ALLOC)
 	if (jit_addr_is_rox(jt_init_call))
+		return "rox";
+#elif IS_ENABLED(CONFIG_EXECMEM_CACHE)
+	/* 6.12: init text is execmem's module text */
+	if (execmem_is_rox(EXECMEM_MODULE_TEXT))
 		return "rox";
 #endif
 	return "plain";
