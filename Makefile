@@ -7,6 +7,8 @@
 #   make test-all make test plus the debug (KASAN, lockdep, kmemleak, fault
 #                 injection) kernels of both arches, arm64 16K, no modules
 #   make bench    side-by-side with stock 6.1: harness/bench.sh
+#   make modtext  BASE=6.12: v2's module-text designs (writable copy vs
+#                 temporarily writable text) against stock 6.12, one run
 #   make kaslr    module KASLR entropy over 50 boots, stock vs the series
 #   make hangrate two-CPU guests that do not come back, stock vs the series,
 #                 30 boots each with the same churn (BOOTS=, HANG_SECONDS=)
@@ -29,7 +31,7 @@ ARCH ?= x86_64
 VARIANT ?= default
 export ACCEL BASE
 
-.PHONY: run test test-all bench kaslr hangrate soak shell check series series-check patches reset-tree cross deb deps clean
+.PHONY: run test test-all bench modtext kaslr hangrate soak shell check series series-check patches reset-tree cross deb deps clean
 
 run:
 	@harness/run.sh $(ARCH) $(VARIANT) demo
@@ -42,6 +44,9 @@ test-all:
 
 bench:
 	@harness/bench.sh $(ARCH)
+
+modtext:
+	@BASE=6.12 harness/modtext.sh
 
 kaslr:
 	@harness/kaslr.sh $(ARCH)

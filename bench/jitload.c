@@ -193,11 +193,22 @@ static void print_jitalloc_debugfs(const char *phase)
 	closedir(dir);
 }
 
-/* Direct-map splits so far, to tell which phase of the workload made them. */
+/*
+ * Direct-map splits so far, to tell which phase of the workload made them,
+ * and the executable translations and the direct map's 4 KiB part, to
+ * tell what one phase (the module cycles, say) cost on its own.
+ */
 static void mark(const char *phase)
 {
+	struct jt_pt_summary s;
+
 	report(phase, "direct_map_level2_splits",
 	       jt_read_key("/proc/vmstat", "direct_map_level2_splits"));
+	report(phase, "directmap4k_kb", jt_read_key("/proc/meminfo", "DirectMap4k"));
+	if (jt_pt_scan(&s) == 0) {
+		report(phase, "exec_translations", s.exec_entries);
+		report(phase, "exec_pmd", s.exec_pmd);
+	}
 }
 
 static void snapshot_quiet(const char *phase)

@@ -4,6 +4,7 @@
 
 usage: bench_report.py STOCK_CONSOLE PATCHED_CONSOLE [STOCK_MODEL PATCHED_MODEL]
                        [--out DIR]
+       bench_report.py --modtext STOCK_CONSOLE COPY_CONSOLE TEMPRW_CONSOLE
 
 Reads "### metric <phase> <key> <value>" lines and prints, per metric,
 both values and patched/stock; for page-table and direct-map figures also
@@ -14,6 +15,11 @@ else the comparison is refused.  With the iTLB model's output files
 (bench/itlb_model.c), its figures per 1,000 BPF runs, kprobe hits and
 ftrace-traced calls follow, labelled as a model.  --out DIR also writes
 the rows as DIR/table.csv and DIR/table.json.
+
+--modtext compares v2's two module-text designs with stock 6.12
+(harness/modtext.sh): what the ten module cycles of the workload cost in
+4 KiB executable translations and direct-map splits, the timed load +
+unload cycle and text_mutex's holds, each design against stock.
 """
 import argparse
 import csv
@@ -71,7 +77,43 @@ def row(name, a, b):
     print(f'{name:44} {fmt(a):>12} {fmt(b):>12} {ratio(a, b):>9}')
 
 
+def modtext(paths):
+    """The module rows of stock, the writable copy and temporarily writable text."""
+    runs = [read(p) for p in paths]
+    clocks = {c for _, c in runs}
+    if len(clocks) != 1 or None in clocks:
+        sys.exit('bench_report: the three boots ran on different (or unknown) '
+                 'clocksources; their rates cannot be compared')
+    names = ['stock', 'copy', 'temp-rw']
+    print(f'{"module text (x86_64, 6.12)":46} ' +
+          ' '.join(f'{n:>10}' for n in names) + f' {"copy/st":>8} {"trw/st":>8}')
+
+    def line(label, vals):
+        fmt = lambda v: 'n/a' if v is None else str(v)
+        print(f'{label:46} ' + ' '.join(f'{fmt(v):>10}' for v in vals) +
+              f' {ratio(vals[0], vals[1]):>8} {ratio(vals[0], vals[2]):>8}')
+
+    for key, label in (('exec_translations', '4 KiB exec translations added by 10 cycles'),
+                       ('exec_pmd', '2 MiB exec mappings added by 10 cycles'),
+                       ('direct_map_level2_splits', 'direct-map 2 MiB splits by 10 cycles'),
+                       ('directmap4k_kb', 'direct map in 4 KiB pages added (KiB)')):
+        vals = []
+        for v, _ in runs:
+            a, b = v.get(('after_ftrace', key)), v.get(('after_modules', key))
+            vals.append(None if a is None or b is None else b - a)
+        line(label, vals)
+    for key, label in (('module_cycle_us', 'load + unload, us per cycle (200)'),
+                       ('module_text_mutex_hold_us', 'text_mutex held, us (20 cycles)'),
+                       ('module_text_mutex_hold_max_us', 'text_mutex longest hold, us'),
+                       ('big_module_text_mutex_hold_us', 'the same, 2 MiB+ module, us'),
+                       ('big_module_text_mutex_hold_max_us', '... longest hold, us')):
+        line(label, [v.get(('timed', key)) for v, _ in runs])
+
+
 def main():
+    if len(sys.argv) == 5 and sys.argv[1] == '--modtext':
+        modtext(sys.argv[2:])
+        return
     ap = argparse.ArgumentParser(usage=__doc__)
     ap.add_argument('files', nargs='+')
     ap.add_argument('--out')

@@ -134,7 +134,12 @@ check_arch() {
 check_variant() {
 	case "$1" in
 	default|debug|nomodules|hugevmap|16k|deb|stock) ;;
-	*) die "unknown variant '$1' (known: $VARIANTS deb stock)" ;;
+	temprw)
+		# harness/modtext.sh's third kernel: v2 with module text made
+		# temporarily writable (bench/v2-module-temp-rw.patch)
+		[ "$BASE" = 6.12 ] || die "variant temprw is v2's (BASE=6.12) only"
+		;;
+	*) die "unknown variant '$1' (known: $VARIANTS deb stock temprw)" ;;
 	esac
 	[ "$1" = stock ] || [ -s "$SERIES" ] ||
 		die "BASE=$BASE has no series yet (${SERIES#$TOP/} is empty or missing): only its stock kernel builds"
@@ -174,7 +179,11 @@ outdir() {
 }
 
 srcdir_for() {
-	if [ "$1" = stock ]; then echo "$SRC_BASE"; else echo "$SRC_PATCHED"; fi
+	case "$1" in
+	stock) echo "$SRC_BASE" ;;
+	temprw) echo "$BASE_BUILD/src/temprw" ;;
+	*) echo "$SRC_PATCHED" ;;
+	esac
 }
 
 # Fetch, apply, and build and pack both kernels of a side-by-side run:
