@@ -286,10 +286,23 @@ bool execmem_cache_free(void *p, const void *caller)
 			return false;
 		}
 	}
-	atomic_long_inc(&execmem_refused_frees);
-	pr_warn_ratelimited("free of %p by %pS refused: not the start of live read-only text\n",
-			    p, caller);
+	execmem_cache_refuse_free(p, caller);
 	return true;
+}
+
+/**
+ * execmem_cache_refuse_free() - count and report a free execmem refuses
+ * @p: what execmem_free() was given
+ * @caller: execmem_free()'s caller
+ *
+ * For frees inside the cache's memory and (mm/execmem_blocks.c) inside
+ * page-block memory that do not start an allocation: nothing is freed.
+ */
+void execmem_cache_refuse_free(void *p, const void *caller)
+{
+	atomic_long_inc(&execmem_refused_frees);
+	pr_warn_ratelimited("free of %p by %pS refused: not the start of a live allocation\n",
+			    p, caller);
 }
 
 /* May [@dst, @dst + @size) of read-only text be written? */

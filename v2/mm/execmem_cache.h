@@ -14,6 +14,7 @@ void execmem_cache_init(struct execmem_info *info);
 void *execmem_cache_alloc(enum execmem_type type, size_t size, bool nowait);
 int execmem_cache_fallback(enum execmem_type type, void *p, size_t size);
 bool execmem_cache_free(void *p, const void *caller);
+void execmem_cache_refuse_free(void *p, const void *caller);
 /* for the KUnit test, mm/execmem_cache_test.c */
 struct jit_cache_pool *execmem_cache_pool(enum execmem_type type);
 unsigned long execmem_cache_refused(void);
@@ -25,7 +26,7 @@ static inline void execmem_cache_init(struct execmem_info *info)
 }
 
 static inline void *execmem_cache_alloc(enum execmem_type type, size_t size,
-					 bool nowait)
+					bool nowait)
 {
 	return NULL;
 }
