@@ -263,7 +263,7 @@ void *jit_block_vmap(struct jit_block_pool *bp, size_t len,
 		clear_highpage(pages[i]);
 	area = __get_vm_area_node(size, max(align, PAGE_SIZE), PAGE_SHIFT,
 				  VM_ALLOC | vm_flags, start, end, NUMA_NO_NODE,
-				  GFP_KERNEL, caller);
+				  GFP_KERNEL | __GFP_NOWARN, caller);
 	if (!area)
 		goto err_pages;
 	addr = (unsigned long)area->addr;

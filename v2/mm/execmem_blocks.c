@@ -44,8 +44,8 @@ static DEFINE_MTREE(execmem_block_maps);
  * Ranges keep %EXECMEM_PAGE_BLOCKS only where module text is in the cache
  * (execmem_cache_init() dropped %EXECMEM_ROX_CACHE otherwise, e.g. with
  * execmem_cache=off) and the pool could be made.  Not with KASAN's
- * module shadow outside vmalloc's own (!KASAN_VMALLOC): vfree() frees
- * that shadow, jit_block_vunmap() does not.
+ * module shadow outside vmalloc's own (!KASAN_VMALLOC), a configuration
+ * the blocks are not tested in; never on a range of the cache itself.
  */
 void __init execmem_blocks_init(struct execmem_info *info)
 {
@@ -57,7 +57,10 @@ void __init execmem_blocks_init(struct execmem_info *info)
 
 		if (!(r->flags & EXECMEM_PAGE_BLOCKS))
 			continue;
-		if (!(info->ranges[EXECMEM_MODULE_TEXT].flags & EXECMEM_ROX_CACHE) ||
+		/* blocks are writable memory: never text handed out ROX */
+		if (WARN_ON_ONCE(r->flags & EXECMEM_ROX_CACHE))
+			r->flags &= ~EXECMEM_PAGE_BLOCKS;
+		else if (!(info->ranges[EXECMEM_MODULE_TEXT].flags & EXECMEM_ROX_CACHE) ||
 		    ((r->flags & EXECMEM_KASAN_SHADOW) &&
 		     IS_ENABLED(CONFIG_KASAN) && !IS_ENABLED(CONFIG_KASAN_VMALLOC)))
 			r->flags &= ~EXECMEM_PAGE_BLOCKS;
@@ -96,6 +99,7 @@ static void *execmem_blocks_map(const struct execmem_range *r, size_t size,
  */
 void *execmem_blocks_alloc(const struct execmem_range *range, size_t size)
 {
+	struct vm_struct *vm;
 	unsigned long addr;
 	void *p;
 
@@ -110,12 +114,17 @@ void *execmem_blocks_alloc(const struct execmem_range *range, size_t size)
 	if ((range->flags & EXECMEM_KASAN_SHADOW) &&
 	    kasan_alloc_module_shadow(p, size, GFP_KERNEL) < 0)
 		goto err;
-	addr = (unsigned long)p;
-	if (mtree_insert_range(&execmem_block_maps, addr,
-			       addr + PAGE_ALIGN(size) - 1, xa_mk_value(1),
-			       GFP_KERNEL))
+	/*
+	 * The whole area, its guard page too: a free anywhere in it that
+	 * does not start it is refused, never passed to vfree().
+	 */
+	addr = (unsigned long)kasan_reset_tag(p);
+	vm = find_vm_area(p);
+	if (WARN_ON_ONCE(!vm) ||
+	    mtree_insert_range(&execmem_block_maps, addr, addr + vm->size - 1,
+			       xa_mk_value(1), GFP_KERNEL))
 		goto err;
-	return kasan_reset_tag(p);
+	return (void *)addr;
 err:
 	jit_block_vunmap(p);
 	return NULL;
