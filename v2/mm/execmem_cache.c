@@ -397,6 +397,62 @@ void *execmem_update_set(void *dst, int c, size_t size)
 	return execmem_update(dst, NULL, c, size, __builtin_return_address(0));
 }
 
+/* Is [@ptr, @ptr + @size) the start of one page-granular allocation? */
+static bool execmem_fallback_owned(void *ptr, size_t size)
+{
+	unsigned long addr = (unsigned long)ptr, start, last;
+	enum execmem_type type;
+
+	return size && execmem_fallback_find(addr, &start, &last, &type) &&
+	       start == addr && addr + PAGE_ALIGN(size) - 1 <= last;
+}
+
+/**
+ * execmem_make_temp_rw() - make read-only text of one's own writable
+ * @ptr: the start of an allocation of a flagged type
+ * @size: its size
+ *
+ * Text the cache's fallback handed out (more than a huge page holds, or
+ * no room) is pages of its own, shared with nobody: they are made
+ * writable and not executable, so that a loader writes them in place
+ * rather than by text poking, until execmem_restore_rox().  Never
+ * writable and executable at once.  A chunk of a shared huge page cannot
+ * be: its users write it with execmem_update_copy().
+ *
+ * Context: process context, may sleep.
+ * Return: 0, -EBUSY for a chunk, or the error of set_memory_*().
+ */
+int execmem_make_temp_rw(void *ptr, size_t size)
+{
+	unsigned long addr = (unsigned long)ptr;
+	int nr = PAGE_ALIGN(size) >> PAGE_SHIFT;
+	int err;
+
+	if (!execmem_fallback_owned(ptr, size))
+		return -EBUSY;
+	err = set_memory_nx(addr, nr);
+	return err ?: set_memory_rw(addr, nr);
+}
+
+/**
+ * execmem_restore_rox() - make text execmem_make_temp_rw() opened read-only
+ * @ptr: what was passed to execmem_make_temp_rw()
+ * @size: the same size
+ *
+ * Context: process context, may sleep.
+ * Return: 0, -EBUSY for a chunk (never made writable), or the error of
+ * set_memory_rox().
+ */
+int execmem_restore_rox(void *ptr, size_t size)
+{
+	unsigned long addr = (unsigned long)ptr;
+
+	if (!execmem_fallback_owned(ptr, size))
+		return -EBUSY;
+	flush_icache_range(addr, addr + PAGE_ALIGN(size));
+	return set_memory_rox(addr, PAGE_ALIGN(size) >> PAGE_SHIFT);
+}
+
 /**
  * execmem_cache_pool() - the pool that serves a type
  * @type: an execmem type
