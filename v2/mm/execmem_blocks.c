@@ -49,20 +49,22 @@ static DEFINE_MTREE(execmem_block_maps);
  */
 void __init execmem_blocks_init(struct execmem_info *info)
 {
+	bool text_cached = info->ranges[EXECMEM_MODULE_TEXT].flags &
+			   EXECMEM_ROX_CACHE;
 	bool want = false;
 	int i;
 
 	for (i = 0; i < EXECMEM_TYPE_MAX; i++) {
 		struct execmem_range *r = &info->ranges[i];
+		bool kasan_apart = (r->flags & EXECMEM_KASAN_SHADOW) &&
+				   IS_ENABLED(CONFIG_KASAN) &&
+				   !IS_ENABLED(CONFIG_KASAN_VMALLOC);
 
 		if (!(r->flags & EXECMEM_PAGE_BLOCKS))
 			continue;
 		/* blocks are writable memory: never text handed out ROX */
-		if (WARN_ON_ONCE(r->flags & EXECMEM_ROX_CACHE))
-			r->flags &= ~EXECMEM_PAGE_BLOCKS;
-		else if (!(info->ranges[EXECMEM_MODULE_TEXT].flags & EXECMEM_ROX_CACHE) ||
-		    ((r->flags & EXECMEM_KASAN_SHADOW) &&
-		     IS_ENABLED(CONFIG_KASAN) && !IS_ENABLED(CONFIG_KASAN_VMALLOC)))
+		if (WARN_ON_ONCE(r->flags & EXECMEM_ROX_CACHE) || !text_cached ||
+		    kasan_apart)
 			r->flags &= ~EXECMEM_PAGE_BLOCKS;
 		else
 			want = true;
