@@ -242,13 +242,14 @@ while :; do
 	       { [ -z "$(console_problem)" ] || qemu_timer_fault || qemu_ipi_fault; }; }; }; then
 		hung=${log%.log}-hung.log
 		cp "$log" "$hung"
-		: >"$log"
+		# what it was, read from the console before it is emptied
 		why="silent hang"
 		qemu_timer_fault && why="a CPU's timer stopped (QEMU TCG)"
 		qemu_ipi_fault &&
 			why="a vCPU stopped at one instruction, interrupts off, under text_poke_bp_batch()'s IPI (QEMU TCG)"
 		qemu_stale_int3 &&
 			why="an int3 trap where memory holds no int3 any more (QEMU TCG's stale translation)"
+		: >"$log"
 		printf '(%s, console kept in %s; booting again) ' \
 			"$why" "${hung#$TOP/}"
 		echo "flake: $arch-$variant $scenario: $why, booted again (console: ${hung#$TOP/}; $(grep -a '^vcpu ' "$hung" | tr -d '\r' | paste -sd ';' -))" \
