@@ -143,24 +143,16 @@ err:
  */
 bool execmem_blocks_free(void *p, const void *caller)
 {
-	unsigned long addr = (unsigned long)p, start;
-	void *entry;
+	unsigned long addr = (unsigned long)p, start, last;
 
-	MA_STATE(mas, &execmem_block_maps, addr, addr);
-
-	if (!execmem_block_pool)
-		return false;
-	mtree_lock(&execmem_block_maps);
-	entry = mas_walk(&mas);
-	start = mas.index;
-	mtree_unlock(&execmem_block_maps);
-	if (!entry)
+	if (!execmem_block_pool ||
+	    !jit_mtree_range_of(&execmem_block_maps, addr, &start, &last))
 		return false;
 	if (start != addr) {
 		execmem_cache_refuse_free(p, caller);
 		return true;
 	}
-	jit_mtree_erase_range(&execmem_block_maps, start, mas.last);
+	jit_mtree_erase_range(&execmem_block_maps, start, last);
 	jit_block_vunmap(p);
 	return true;
 }

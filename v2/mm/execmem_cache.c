@@ -240,15 +240,8 @@ int execmem_cache_fallback(enum execmem_type type, void *p, size_t size)
 static bool execmem_fallback_find(unsigned long addr, unsigned long *start,
 				  unsigned long *last, enum execmem_type *type)
 {
-	void *entry;
+	void *entry = jit_mtree_range_of(&execmem_fallbacks, addr, start, last);
 
-	MA_STATE(mas, &execmem_fallbacks, addr, addr);
-
-	mtree_lock(&execmem_fallbacks);
-	entry = mas_walk(&mas);
-	*start = mas.index;
-	*last = mas.last;
-	mtree_unlock(&execmem_fallbacks);
 	if (!entry)
 		return false;
 	*type = xa_to_value(entry);

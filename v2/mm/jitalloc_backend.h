@@ -98,6 +98,26 @@ int jit_arch_text_set(void *dst, int c, size_t len);
 #define JIT_POKE_CHUNK	SZ_64K
 
 /*
+ * The entry of @mt whose range holds @addr, or NULL; that range's first and
+ * last index into @first and @last.
+ */
+static inline void *jit_mtree_range_of(struct maple_tree *mt,
+				       unsigned long addr, unsigned long *first,
+				       unsigned long *last)
+{
+	void *entry;
+
+	MA_STATE(mas, mt, addr, addr);
+
+	mtree_lock(mt);
+	entry = mas_walk(&mas);
+	*first = mas.index;
+	*last = mas.last;
+	mtree_unlock(mt);
+	return entry;
+}
+
+/*
  * Erase [@first, @last] of @mt, which holds one entry there that nobody
  * else removes, without failing: the store runs under the tree's lock with
  * GFP_NOWAIT, which never lets the lock go, and without a node it waits a
