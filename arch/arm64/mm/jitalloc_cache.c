@@ -13,9 +13,40 @@
 
 #include "../../../mm/jitalloc_cache.h"
 
+/*
+ * aarch64_insn_copy() and aarch64_insn_set() write from word-aligned
+ * addresses only.  A head before the first aligned word is merged into
+ * that word, which starts inside the same allocation: allocations start
+ * at a chunk (64 bytes) or a page.  Writers of one allocation serialise
+ * among themselves, as they must for the instructions they write.
+ */
+static int jit_text_copy_head(void *dst, const void *src, size_t len)
+{
+	u8 *word = PTR_ALIGN_DOWN(dst, AARCH64_INSN_SIZE);
+	u8 buf[AARCH64_INSN_SIZE];
+
+	memcpy(buf, word, sizeof(buf));
+	memcpy(buf + ((u8 *)dst - word), src, len);
+	return aarch64_insn_copy(word, buf, sizeof(buf)) ? 0 : -EFAULT;
+}
+
+/* the bytes before @dst's next word boundary, at most @len */
+static size_t jit_text_head(void *dst, size_t len)
+{
+	return min_t(size_t, len, PTR_ALIGN(dst, AARCH64_INSN_SIZE) - dst);
+}
+
 int jit_arch_text_copy(void *dst, const void *src, size_t len)
 {
-	return aarch64_insn_copy(dst, src, len) ? 0 : -EFAULT;
+	size_t head = jit_text_head(dst, len);
+
+	if (head && jit_text_copy_head(dst, src, head))
+		return -EFAULT;
+	/* aarch64_insn_copy() only reads @src, though not declared const */
+	if (len > head &&
+	    !aarch64_insn_copy(dst + head, (void *)src + head, len - head))
+		return -EFAULT;
+	return 0;
 }
 
 /*
@@ -25,14 +56,13 @@ int jit_arch_text_copy(void *dst, const void *src, size_t len)
  */
 int jit_arch_text_set(void *dst, int c, size_t len)
 {
-	size_t head = min_t(size_t, len,
-			    PTR_ALIGN(dst, AARCH64_INSN_SIZE) - dst);
+	size_t head = jit_text_head(dst, len);
 	size_t body = round_down(len - head, AARCH64_INSN_SIZE);
 	size_t tail = len - head - body;
 	u8 buf[AARCH64_INSN_SIZE];
 
 	memset(buf, c, sizeof(buf));
-	if (head && !aarch64_insn_copy(dst, buf, head))
+	if (head && jit_text_copy_head(dst, buf, head))
 		return -EFAULT;
 	if (body && !aarch64_insn_set(dst + head, 0x01010101U * (u8)c, body))
 		return -EFAULT;

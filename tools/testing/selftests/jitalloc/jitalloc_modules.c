@@ -695,10 +695,11 @@ TEST(module_text_over_2mib)
  * area (MODULES_VADDR, the lower of its two values, to MODULES_END).  0 if
  * it cannot be read.
  */
-static int module_region(unsigned long *start, unsigned long *end)
-{
 #ifdef __aarch64__
-	unsigned long sym = jt_kallsyms_addr(NULL, "module_alloc_base");
+/* The kernel variable @name, read through /proc/kcore: 1 if it was read. */
+static int kcore_read_ulong(const char *name, unsigned long *val)
+{
+	unsigned long sym = jt_kallsyms_addr(NULL, name);
 	struct elf64_hdr eh;
 	int fd, ok;
 
@@ -706,10 +707,33 @@ static int module_region(unsigned long *start, unsigned long *end)
 	if (fd < 0)
 		return 0;
 	ok = pread(fd, &eh, sizeof(eh), 0) == sizeof(eh) &&
-	     kcore_read(fd, &eh, sym, start, sizeof(*start)) == sizeof(*start);
+	     kcore_read(fd, &eh, sym, val, sizeof(*val)) == sizeof(*val);
 	close(fd);
-	*end = *start + (128UL << 20);
-	return ok && *start;
+	return ok;
+}
+#endif
+
+static int module_region(unsigned long *start, unsigned long *end)
+{
+#ifdef __aarch64__
+	/*
+	 * 6.1: module_alloc_base, 128 MiB.  6.12: module_direct_base, the
+	 * 128 MiB within direct branch range, or, where the kernel found
+	 * none (RANDOMIZE_MODULE_REGION_FULL), module_plt_base, 2 GiB.
+	 */
+	if (kcore_read_ulong("module_alloc_base", start) && *start) {
+		*end = *start + (128UL << 20);
+		return 1;
+	}
+	if (kcore_read_ulong("module_direct_base", start) && *start) {
+		*end = *start + (128UL << 20);
+		return 1;
+	}
+	if (kcore_read_ulong("module_plt_base", start) && *start) {
+		*end = *start + (2048UL << 20);
+		return 1;
+	}
+	return 0;
 #elif defined(__x86_64__)
 	/* 0xffffffffc0000000 with KASLR's 1 GiB kernel image */
 	*start = 0xffffffffa0000000UL;
@@ -726,7 +750,8 @@ static int module_region(unsigned long *start, unsigned long *end)
  * (whose base the kernel draws at boot, read here from the kernel, not
  * from the allocator), which the cache's huge pages for module text share:
  * stacked at its top, without guard pages, they leave it in one piece, and
- * the big module does not go to the 2 GiB window behind PLT veneers.
+ * the big module does not go to the 2 GiB window behind PLT veneers.  On
+ * 6.12 with RANDOMIZE_MODULE_REGION_FULL the region is that window.
  */
 TEST(module_16mib_text_in_module_region)
 {
