@@ -30,6 +30,7 @@
 #include <linux/sched.h>
 #include <linux/seq_file.h>
 #include <linux/set_memory.h>
+#include <linux/sizes.h>
 #include <linux/vmalloc.h>
 #include <asm/cacheflush.h>
 
@@ -104,6 +105,28 @@ static struct jit_address_space execmem_range_space(const struct execmem_range *
 	};
 }
 
+/*
+ * Module text keeps the KASLR of its range: a pool packing huge pages
+ * from the range's start, and chunks from each page's start, would put
+ * the first module at the first 2 MiB boundary of the range, where stock
+ * 6.12 draws a random offset (x86: up to 4 MiB; arm64: the region's
+ * place).  Each huge page goes to a random free place in the range, and
+ * the allocation that made the pool take it to a random place in it.  A
+ * range as small as arm64's 128 MiB direct-branch region is filled from
+ * the top down instead, which leaves the rest of it in one piece for
+ * module data and modules too big for the cache; the first allocation in
+ * each page is still random.
+ */
+static void __init execmem_cache_place_module_text(struct jit_cache_pool *pool,
+						   const struct execmem_range *r)
+{
+	if (!IS_ENABLED(CONFIG_RANDOMIZE_BASE))
+		return;
+	jit_cache_pool_randomize(pool);
+	if (r->end - r->start <= SZ_128M)
+		jit_cache_pool_top_down(pool);
+}
+
 /* Fully free huge pages are given back after this long. */
 #define EXECMEM_CACHE_GRACE_MS	1000
 
@@ -157,6 +180,8 @@ void __init execmem_cache_init(struct execmem_info *info)
 					     r->flags & EXECMEM_KASAN_SHADOW,
 					     execmem_arch_trap_byte(),
 					     EXECMEM_CACHE_GRACE_MS);
+		if (pool && (sharing & BIT(EXECMEM_MODULE_TEXT)))
+			execmem_cache_place_module_text(pool, r);
 		for_each_set_bit(j, &sharing, EXECMEM_TYPE_MAX) {
 			if (pool)
 				execmem_pools[j] = pool;
