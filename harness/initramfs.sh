@@ -77,7 +77,7 @@ assemble() {
 	done
 	cp "$TOP/harness/guest/init" "$root/init" &&
 	cp "$TOP"/harness/guest/scenarios/*.sh "$root/jitalloc/scenarios/" &&
-	cp "$TOP/harness/guest/selftests.sh" "$root/jitalloc/" &&
+	cp "$TOP/harness/guest/selftests.sh" "$TOP/harness/guest/kmemleak.sh" "$root/jitalloc/" &&
 	build_progs "$root/jitalloc" || return 1
 	if [ "${GUEST_STRESS:-0}" = 1 ]; then
 		[ -x "$DL/$arch/root/usr/bin/stress-ng" ] ||

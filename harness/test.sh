@@ -20,8 +20,9 @@ CI_TARGETS="x86_64:default"
 # arm64; V2_TEST_TARGETS overrides the tier's list ("" skips v2).
 V2_CI_TARGETS="x86_64:default x86_64:stock arm64:default arm64:stock"
 # make test-all adds arm64 with 16K pages (its cache pages are 2 MiB runs
-# of contiguous PTEs).
-V2_ALL_TARGETS="$V2_CI_TARGETS arm64:16k"
+# of contiguous PTEs) and the x86_64 debug kernel (KASAN, lockdep,
+# kmemleak, livepatch).
+V2_ALL_TARGETS="$V2_CI_TARGETS arm64:16k x86_64:debug"
 # make test-all, before an issue is resolved: the checkers (KASAN,
 # lockdep, kmemleak, fault injection, livepatch, BPF trampolines) on both
 # architectures, arm64 with 16K pages, and a kernel without modules.
@@ -198,11 +199,13 @@ run_v2() (
 		label=$arch-$variant
 		prepare_target 6.12- "$arch" "$variant" || continue
 		boot_step "6.12-$label: boot" "$arch" "$variant" execmem
+		require=()
+		[ "$variant" = debug ] && require=(--require "### kmemleak: no leaks after the tests")
 		counted runtime "6.12-$label" python3 "$TOP/harness/parse_results.py" \
 			"$LOGS/console-$label-execmem.log" --label "6.12-$label" \
 			--kunit execmem_cache --selftest jitalloc_control jitalloc_modules \
 			--expected-skips "$TOP/harness/expected-skips/6.12-$label" \
-			--expected-cases "$CASES" --totals "$totals"
+			--expected-cases "$CASES" "${require[@]}" --totals "$totals"
 		# the off switch, on the kernel whose claims can all be checked
 		[ "$variant" = default ] || continue
 		boot_step "6.12-$label: execmemoff boot" "$arch" "$variant" execmemoff

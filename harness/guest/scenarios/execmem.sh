@@ -6,8 +6,11 @@
 # control scenario); the module loader's kselftest (module text and init
 # text in the cache, written once, big modules, no W+X, read-only
 # aliases); then the pools' statistics, for the record.  The KUnit test
-# of execmem's cache ran at boot.
+# of execmem's cache ran at boot.  On a kmemleak kernel, leaks at boot and
+# after the tests fail the boot (kmemleak.sh).
 cd /jitalloc || exit 1
+. /jitalloc/kmemleak.sh
+kmemleak_boot_check
 echo "### selftest jitalloc_control begin"
 JT_CONTROL_ANY_KERNEL=1 ./jitalloc_control
 rc=$?
@@ -21,4 +24,5 @@ for f in /sys/kernel/debug/jitalloc/*; do
 	sed 's/^/### stats   /' "$f"
 done
 grep -E '^jit_cache_' /proc/vmstat | sed 's/^/### vmstat /'
+kmemleak_after_tests
 exit 0
