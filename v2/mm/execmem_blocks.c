@@ -37,6 +37,9 @@ static struct jit_block_pool *execmem_block_pool __ro_after_init;
 /* The mappings of block pages handed out, start to last byte */
 static DEFINE_MTREE(execmem_block_maps);
 
+/* A range lost its blocks to KASAN's module shadow (debugfs "execmem") */
+static bool execmem_blocks_kasan_off __ro_after_init;
+
 /**
  * execmem_blocks_init() - make the block pool, or drop the flag
  * @info: the ranges, after execmem_cache_init()
@@ -63,6 +66,7 @@ void __init execmem_blocks_init(struct execmem_info *info)
 		if (!(r->flags & EXECMEM_PAGE_BLOCKS))
 			continue;
 		/* blocks are writable memory: never text handed out ROX */
+		execmem_blocks_kasan_off |= text_cached && kasan_apart;
 		if (WARN_ON_ONCE(r->flags & EXECMEM_ROX_CACHE) || !text_cached ||
 		    kasan_apart)
 			r->flags &= ~EXECMEM_PAGE_BLOCKS;
@@ -77,6 +81,19 @@ void __init execmem_blocks_init(struct execmem_info *info)
 	pr_warn("no page blocks: module data splits the direct map page by page\n");
 	for (i = 0; i < EXECMEM_TYPE_MAX; i++)
 		info->ranges[i].flags &= ~EXECMEM_PAGE_BLOCKS;
+}
+
+/**
+ * execmem_blocks_off_for_kasan() - did KASAN's module shadow keep a range
+ * from page blocks?
+ *
+ * Return: true when a range asked for blocks, module text is cached, and
+ * the range's KASAN shadow lies outside vmalloc's (KASAN without
+ * KASAN_VMALLOC): its memory comes page by page from vmalloc.
+ */
+bool execmem_blocks_off_for_kasan(void)
+{
+	return execmem_blocks_kasan_off;
 }
 
 static void *execmem_blocks_map(const struct execmem_range *r, size_t size,

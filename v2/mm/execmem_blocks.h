@@ -14,6 +14,7 @@
 void execmem_blocks_init(struct execmem_info *info);
 void *execmem_blocks_alloc(const struct execmem_range *range, size_t size);
 bool execmem_blocks_free(void *p, const void *caller);
+bool execmem_blocks_off_for_kasan(void);
 #else
 static inline void execmem_blocks_init(struct execmem_info *info)
 {
@@ -28,6 +29,11 @@ static inline void *execmem_blocks_alloc(const struct execmem_range *range,
 }
 
 static inline bool execmem_blocks_free(void *p, const void *caller)
+{
+	return false;
+}
+
+static inline bool execmem_blocks_off_for_kasan(void)
 {
 	return false;
 }

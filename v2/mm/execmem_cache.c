@@ -34,6 +34,7 @@
 #include <linux/vmalloc.h>
 #include <asm/cacheflush.h>
 
+#include "execmem_blocks.h"
 #include "execmem_cache.h"
 #include "jitalloc_cache.h"
 
@@ -552,6 +553,8 @@ static int execmem_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "refused_updates %ld\n",
 		   atomic_long_read(&execmem_refused_updates));
 	seq_printf(m, "cache_pages %ld\n", jit_cache_held_pages());
+	seq_printf(m, "page_blocks_off_kasan %d\n",
+		   execmem_blocks_off_for_kasan());
 	execmem_exec_aliases_show(m);
 	return 0;
 }

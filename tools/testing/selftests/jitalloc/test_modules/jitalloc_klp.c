@@ -17,7 +17,12 @@
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
+/* 6.1: the jit allocator; 6.12: execmem's cache */
+#if IS_ENABLED(CONFIG_JIT_ALLOC)
 #include <linux/jitalloc.h>
+#else
+#include <linux/execmem.h>
+#endif
 #include <linux/kernel.h>
 #include <linux/livepatch.h>
 #include <linux/module.h>
@@ -52,10 +57,20 @@ static const struct kernel_param_ops jt_klp_site_ops = {
 };
 module_param_cb(site, &jt_klp_site_ops, NULL, 0444);
 
+/* Is the slot in text that is read-only and executable from the start? */
+static bool jt_klp_site_rox(void)
+{
+#if IS_ENABLED(CONFIG_JIT_ALLOC)
+	return jit_addr_is_rox(&jt_klp_site);
+#else
+	/* 6.12: the slot is this module's text, execmem's module text */
+	return execmem_is_rox(EXECMEM_MODULE_TEXT);
+#endif
+}
+
 static int jt_klp_site_text_get(char *buf, const struct kernel_param *kp)
 {
-	return sprintf(buf, "%s\n",
-		       jit_addr_is_rox(&jt_klp_site) ? "rox" : "plain");
+	return sprintf(buf, "%s\n", jt_klp_site_rox() ? "rox" : "plain");
 }
 
 static const struct kernel_param_ops jt_klp_site_text_ops = {
