@@ -13,7 +13,7 @@
  * It also replaces jt_patchable() of jitalloc_testmod: 42 instead of 1.
  * /sys/module/jitalloc_klp/parameters/site reads the slot (0 until the
  * relocation is applied) and site_text says whether the slot is read-only
- * executable jit text.
+ * executable text (6.12 x86: as the page tables map it).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -25,6 +25,9 @@
 #endif
 #include <linux/kernel.h>
 #include <linux/livepatch.h>
+#ifdef CONFIG_X86
+#include <asm/pgtable.h>
+#endif
 #include <linux/module.h>
 #include <linux/moduleparam.h>
 
@@ -57,13 +60,18 @@ static const struct kernel_param_ops jt_klp_site_ops = {
 };
 module_param_cb(site, &jt_klp_site_ops, NULL, 0444);
 
-/* Is the slot in text that is read-only and executable from the start? */
+/* Is the slot in read-only executable text now that the module is loaded? */
 static bool jt_klp_site_rox(void)
 {
 #if IS_ENABLED(CONFIG_JIT_ALLOC)
 	return jit_addr_is_rox(&jt_klp_site);
+#elif defined(CONFIG_X86)
+	/* 6.12: how the slot is mapped, whatever execmem says */
+	unsigned int level;
+	pte_t *pte = lookup_address((unsigned long)&jt_klp_site, &level);
+
+	return pte && pte_present(*pte) && !pte_write(*pte) && pte_exec(*pte);
 #else
-	/* 6.12: the slot is this module's text, execmem's module text */
 	return execmem_is_rox(EXECMEM_MODULE_TEXT);
 #endif
 }
