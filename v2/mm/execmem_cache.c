@@ -114,17 +114,18 @@ static struct jit_address_space execmem_range_space(const struct execmem_range *
  * place).  Each huge page goes to a random free place in the range, and
  * the allocation that made the pool take it to a random place in it.  A
  * range as small as arm64's 128 MiB direct-branch region is filled from
- * the top down instead (with or without KASLR), which leaves the rest of
- * it in one piece for module data and modules too big for the cache; the
- * first allocation in each page is still random.
+ * the top down instead, which leaves the rest of it in one piece for
+ * module data and modules too big for the cache; the first allocation in
+ * each page is still random.
  */
 static void __init execmem_cache_place_module_text(struct jit_cache_pool *pool,
 						   const struct execmem_range *r)
 {
+	if (!IS_ENABLED(CONFIG_RANDOMIZE_BASE))
+		return;
+	jit_cache_pool_randomize(pool);
 	if (r->end - r->start <= SZ_128M)
 		jit_cache_pool_top_down(pool);
-	if (IS_ENABLED(CONFIG_RANDOMIZE_BASE))
-		jit_cache_pool_randomize(pool);
 }
 
 /* Fully free huge pages are given back after this long. */
