@@ -124,15 +124,15 @@ class Tally:
 
     def add(self, status, name, directive, diag=(), refuted=False):
         self.seen.append(name)
+        skip = bool(directive) and directive.upper().startswith('SKIP')
         if self.control:
-            if directive and directive.upper().startswith('SKIP') and \
-                    self.skip_expected(name, directive[4:].strip()):
+            why = directive[4:].strip() if skip else ''
+            if skip and self.skip_expected(name, why):
                 # a claim this architecture cannot check at all (listed)
                 self.skipped += 1
-                self.skips.append((name, directive[4:].strip(), True))
-            elif directive and directive.upper().startswith('SKIP'):
-                self.fail(f'{name}: the control skipped: '
-                          f'{directive[4:].strip()}')
+                self.skips.append((name, why, True))
+            elif skip:
+                self.fail(f'{name}: the control skipped: {why}')
             elif status == 'ok':
                 self.fail(f'{name} passed on stock: it cannot tell the '
                           'series from stock')
@@ -146,15 +146,14 @@ class Tally:
             else:
                 self.passed += 1
                 self.xfails.append(name)
-        elif directive and directive.upper().startswith('SKIP') and \
-                any(EXPECT_FAILED.search(d) for d in diag):
+        elif skip and any(EXPECT_FAILED.search(d) for d in diag):
             # kselftest_harness reports SKIP() after a failed EXPECT_*()
             # as "ok # SKIP": the failed expectation decides
             self.failed += 1
             self.failures.append(name)
             self.details[name] = ['skipped after a failed expectation'] + \
                 list(diag)
-        elif directive and directive.upper().startswith('SKIP'):
+        elif skip:
             self.skipped += 1
             reason = directive[4:].strip() or '(no reason given)'
             ok = self.skip_expected(name, reason)

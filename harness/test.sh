@@ -94,6 +94,15 @@ control_skips() {
 	[ -f "$f" ] && echo "$f" || echo /dev/null
 }
 
+# require: what a VARIANT's test boot must print besides its suites (the
+# debug kernels' kmemleak scan after the tests), as parse_results.py
+# arguments.
+debug_requires() {
+	require=()
+	[ "$1" = debug ] && require=(--require "### kmemleak: no leaks after the tests")
+	return 0
+}
+
 prepare_target() {
 	local name=$1 arch=$2 variant=$3 label=$2-$3 logdir=${LOGS#$TOP/}
 	if ! "$TOP/harness/build.sh" "$arch" "$variant"; then
@@ -134,8 +143,7 @@ run_all() {
 		# Each variant lists the skips it expects; any other skip fails.
 		skips=$TOP/harness/expected-skips/$label
 		[ -f "$skips" ] || skips=/dev/null
-		require=()
-		[ "$variant" = debug ] && require=(--require "### kmemleak: no leaks after the tests")
+		debug_requires "$variant"
 		counted runtime "$label" python3 "$TOP/harness/parse_results.py" "$LOGS/console-$label-test.log" \
 			--label "$label" --kunit $KUNIT_SUITES --selftest $SELFTESTS \
 			--expected-skips "$skips" --expected-cases "$CASES" \
@@ -199,8 +207,7 @@ run_v2() (
 		label=$arch-$variant
 		prepare_target 6.12- "$arch" "$variant" || continue
 		boot_step "6.12-$label: boot" "$arch" "$variant" execmem
-		require=()
-		[ "$variant" = debug ] && require=(--require "### kmemleak: no leaks after the tests")
+		debug_requires "$variant"
 		counted runtime "6.12-$label" python3 "$TOP/harness/parse_results.py" \
 			"$LOGS/console-$label-execmem.log" --label "6.12-$label" \
 			--kunit execmem_cache --selftest jitalloc_control jitalloc_modules \

@@ -721,17 +721,21 @@ static int module_region(unsigned long *start, unsigned long *end)
 	 * 128 MiB within direct branch range, or, where the kernel found
 	 * none (RANDOMIZE_MODULE_REGION_FULL), module_plt_base, 2 GiB.
 	 */
-	if (kcore_read_ulong("module_alloc_base", start) && *start) {
-		*end = *start + (128UL << 20);
-		return 1;
-	}
-	if (kcore_read_ulong("module_direct_base", start) && *start) {
-		*end = *start + (128UL << 20);
-		return 1;
-	}
-	if (kcore_read_ulong("module_plt_base", start) && *start) {
-		*end = *start + (2048UL << 20);
-		return 1;
+	static const struct {
+		const char *base;
+		unsigned long size;
+	} regions[] = {
+		{ "module_alloc_base", 128UL << 20 },
+		{ "module_direct_base", 128UL << 20 },
+		{ "module_plt_base", 2048UL << 20 },
+	};
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(regions); i++) {
+		if (kcore_read_ulong(regions[i].base, start) && *start) {
+			*end = *start + regions[i].size;
+			return 1;
+		}
 	}
 	return 0;
 #elif defined(__x86_64__)
