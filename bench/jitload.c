@@ -11,7 +11,8 @@
  *   ### metric <phase> <key> <value>
  *
  * keys: exec_translations (leaf page-table entries mapping executable
- * memory, from ptdump), exec_pmd, wx_mappings, direct_map_level2_splits,
+ * memory, from ptdump), exec_pmd, wx_mappings, direct_map_level2_splits
+ * (and _level3_: 1 GiB pages split into 2 MiB ones),
  * directmap4k_kb, jit_vmalloc_bytes (vmallocinfo entries of JIT users),
  * bpf_reserved_bytes (what BPF holds: cache chunks, or stock's packs) against
  * bpf_jited_bytes (what the programs need), ftrace_trampolines, and the
@@ -53,7 +54,7 @@
 struct opts {
 	int bpf, kprobes, ftrace, modules, time_modules, exec_rounds;
 	int hit_rounds, itlb_validate, sweep, mutex_cycles;
-	const char *module, *bench_module, *big_module;
+	const char *module, *bench_module, *bench_args, *big_module;
 };
 
 static int failures;
@@ -204,6 +205,8 @@ static void mark(const char *phase)
 
 	report(phase, "direct_map_level2_splits",
 	       jt_read_key("/proc/vmstat", "direct_map_level2_splits"));
+	report(phase, "direct_map_level3_splits",
+	       jt_read_key("/proc/vmstat", "direct_map_level3_splits"));
 	report(phase, "directmap4k_kb", jt_read_key("/proc/meminfo", "DirectMap4k"));
 	if (jt_pt_scan(&s) == 0) {
 		report(phase, "exec_translations", s.exec_entries);
@@ -229,6 +232,8 @@ static void snapshot_quiet(const char *phase)
 	}
 	report(phase, "direct_map_level2_splits",
 	       jt_read_key("/proc/vmstat", "direct_map_level2_splits"));
+	report(phase, "direct_map_level3_splits",
+	       jt_read_key("/proc/vmstat", "direct_map_level3_splits"));
 	report(phase, "directmap4k_kb", jt_read_key("/proc/meminfo", "DirectMap4k"));
 	report(phase, "jit_vmalloc_bytes", jit_vmalloc_bytes());
 	report(phase, "bpf_reserved_bytes", bpf_reserved_bytes());
@@ -1197,6 +1202,7 @@ int main(int argc, char **argv)
 		{ "module", required_argument, NULL, 'M' },
 		{ "time-modules", required_argument, NULL, 't' },
 		{ "bench-module", required_argument, NULL, 'B' },
+		{ "bench-args", required_argument, NULL, 'A' },
 		{ "mutex-cycles", required_argument, NULL, 'x' },
 		{ "big-module", required_argument, NULL, 'G' },
 		{ "exec-rounds", required_argument, NULL, 'e' },
@@ -1234,6 +1240,9 @@ int main(int argc, char **argv)
 		case 'B':
 			o.bench_module = optarg;
 			break;
+		case 'A':
+			o.bench_args = optarg;
+			break;
 		case 'x':
 			o.mutex_cycles = atoi(optarg);
 			break;
@@ -1255,6 +1264,7 @@ int main(int argc, char **argv)
 		default:
 			fprintf(stderr, "usage: jitload [--bpf N] [--kprobes N] [--ftrace N]\n"
 				"  [--modules N] [--module KO] [--time-modules N] [--bench-module KO]\n"
+				"  [--bench-args PARAMS]\n"
 				"  [--mutex-cycles N] [--big-module KO]\n"
 				"  [--exec-rounds N] [--hit-rounds N] [--itlb-validate]\n"
 				"  [--sweep]\n");
@@ -1350,7 +1360,7 @@ int main(int argc, char **argv)
 
 	/* the bench module prints its figures and refuses to stay loaded */
 	if (o.bench_module && have_modules &&
-	    jt_module_load(o.bench_module, "") != -EAGAIN)
+	    jt_module_load(o.bench_module, o.bench_args ?: "") != -EAGAIN)
 		fail("bench module %s did not run", o.bench_module);
 
 	printf("jitload: %s (%d errors)\n", failures ? "FAILED" : "done", failures);

@@ -6,8 +6,9 @@
 # Usage: harness/bench.sh [ARCH]
 # Writes build/bench/ARCH-DATE/: table.txt (the terminal output),
 # table.csv/json, sweep.csv/json and the plots (PNG); see bench/README.md.
-# Environment: ITLB_MODEL=0 boots without the iTLB model; BENCH_SWEEP=0
-# leaves the sweep out.
+# Environment: ITLB_MODEL=0 boots without the iTLB model; BENCH_BOOTS=N
+# (3) more boots of each kernel for the timed rows alone (timed.txt,
+# harness/bench_timed.py), 0 for none; BENCH_SWEEP=0 leaves the sweep out.
 . "$(dirname "$0")/lib.sh"
 
 arch=${1:-x86_64}
@@ -26,6 +27,24 @@ model=()
 python3 "$TOP/harness/bench_report.py" \
 	"$LOGS/console-$arch-stock-bench.log" "$LOGS/console-$arch-default-bench.log" \
 	"${model[@]}" --out "$out" | tee "$out/table.txt" || exit 1
+
+# The timed rows again over BENCH_BOOTS boots of each kernel, alternating:
+# one boot's rate moves with layout under TCG (harness/bench_timed.py).
+boots=${BENCH_BOOTS:-3}
+case "$boots" in ''|*[!0-9]*) die "BENCH_BOOTS must be a number, not '$boots'" ;; esac
+if [ "$boots" -gt 0 ]; then
+	timed_stock=() timed_series=()
+	for i in $(seq "$boots"); do
+		for v in stock default; do
+			"$TOP/harness/boot.sh" "$arch" "$v" timed || exit 1
+			cp "$LOGS/console-$arch-$v-timed.log" "$out/timed-$v-$i.log" || exit 1
+		done
+		timed_stock+=("$out/timed-stock-$i.log")
+		timed_series+=("$out/timed-default-$i.log")
+	done
+	python3 "$TOP/harness/bench_timed.py" --stock "${timed_stock[@]}" \
+		--series "${timed_series[@]}" --out "$out" || exit 1
+fi
 
 if [ "${BENCH_SWEEP:-1}" != 0 ]; then
 	[ "${ITLB_MODEL:-}" = 0 ] && die "the sweep needs the iTLB model (ITLB_MODEL=0 with BENCH_SWEEP=0)"

@@ -32,7 +32,7 @@ import benchlib
 
 METRIC = re.compile(r'### metric (\S+) (\S+) (-?\d+)')
 GROWTH = ['exec_translations', 'exec_pmd', 'direct_map_level2_splits',
-          'directmap4k_kb', 'jit_vmalloc_bytes', 'bpf_reserved_bytes',
+          'direct_map_level3_splits', 'directmap4k_kb', 'jit_vmalloc_bytes', 'bpf_reserved_bytes',
           'ftrace_trampolines']
 
 
@@ -152,11 +152,11 @@ def main():
         *[None if h is None or not j else round(h / j, 2) for h, j in zip(handed, jited)])
     # which phase of the workload split the direct map
     marks = ['before', 'after_bpf', 'after_kprobes', 'after_ftrace', 'after_modules']
-    key = 'direct_map_level2_splits'
-    for prev, cur in zip(marks, marks[1:]):
-        ds = [None if v.get((prev, key)) is None or v.get((cur, key)) is None
-              else v[(cur, key)] - v[(prev, key)] for v in (stock, patched)]
-        row(f'{key} during {cur[len("after_"):]}', *ds)
+    for key in ('direct_map_level2_splits', 'direct_map_level3_splits'):
+        for prev, cur in zip(marks, marks[1:]):
+            ds = [None if v.get((prev, key)) is None or v.get((cur, key)) is None
+                  else v[(cur, key)] - v[(prev, key)] for v in (stock, patched)]
+            row(f'{key} during {cur[len("after_"):]}', *ds)
     for (phase, key) in sorted(set(stock) | set(patched)):
         if phase in ('timed', 'exec', 'kprobe_hits', 'ftrace_hits'):
             row(f'{key}', stock.get((phase, key)), patched.get((phase, key)))

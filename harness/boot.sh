@@ -52,6 +52,7 @@ append="panic=-1 oops=panic jt_scenario=$scenario"
 [ "$variant" = 16k ] && append="$append slub_debug=A,kmalloc-*"
 # The bench compares two kernels: no KUnit suites at boot in either.
 [ "$scenario" = bench ] && append="$append kunit.enable=0"
+[ "$scenario" = timed ] && append="$append kunit.enable=0"
 # The demo shows what a production kernel would: no KUnit calls counted.
 [ "$scenario" = demo ] && append="$append kunit.enable=0"
 [ "$scenario" = sweep ] && append="$append kunit.enable=0"
@@ -71,7 +72,7 @@ x86_64)
 	append="console=ttyS0 indirect_target_selection=force $append"
 	# Rates are compared across two boots: keep them on the TSC (TCG's
 	# is monotonic; its watchdog would switch some boots to HPET).
-	case "$scenario" in bench | sweep) append="$append tsc=reliable" ;; esac
+	case "$scenario" in bench | sweep | timed) append="$append tsc=reliable" ;; esac
 	;;
 arm64)
 	command -v qemu-system-aarch64 >/dev/null || die "qemu-system-aarch64 not found (make deps)"

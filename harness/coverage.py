@@ -28,29 +28,29 @@ BOOTS = [
     ('arm64-debug', 'arm64-debug', 'test-all', None),
     ('x86_64-stock control', None, 'test-all', ('selftest.jitalloc_control.',)),
     ('6.12 x86_64-default', '6.12-x86_64-default', 'test',
-     ('kunit.execmem_cache.', 'selftest.jitalloc_control.',
-      'selftest.jitalloc_modules.')),
+     ('kunit.execmem_cache.', 'kunit.execmem_blocks.',
+      'selftest.jitalloc_control.', 'selftest.jitalloc_modules.')),
     ('6.12 x86_64 execmem_cache=off control', None, 'test',
      ('selftest.jitalloc_control.',)),
     ('6.12 x86_64-stock control', None, 'test', ('selftest.jitalloc_control.',)),
     ('6.12 arm64-default', '6.12-arm64-default', 'test',
-     ('kunit.execmem_cache.', 'selftest.jitalloc_control.',
-      'selftest.jitalloc_modules.')),
+     ('kunit.execmem_cache.', 'kunit.execmem_blocks.',
+      'selftest.jitalloc_control.', 'selftest.jitalloc_modules.')),
     ('6.12 arm64 execmem_cache=off control', '6.12-arm64-stock', 'test',
      ('selftest.jitalloc_control.',)),
     ('6.12 arm64-stock control', '6.12-arm64-stock', 'test',
      ('selftest.jitalloc_control.',)),
     ('6.12 x86_64-debug', '6.12-x86_64-debug', 'test-all',
-     ('kunit.execmem_cache.', 'selftest.jitalloc_control.',
-      'selftest.jitalloc_modules.')),
+     ('kunit.execmem_cache.', 'kunit.execmem_blocks.',
+      'selftest.jitalloc_control.', 'selftest.jitalloc_modules.')),
     ('6.12 arm64-16k', '6.12-arm64-16k', 'test-all',
-     ('kunit.execmem_cache.', 'selftest.jitalloc_control.',
-      'selftest.jitalloc_modules.')),
+     ('kunit.execmem_cache.', 'kunit.execmem_blocks.',
+      'selftest.jitalloc_control.', 'selftest.jitalloc_modules.')),
 ]
 # the negative control's cases run on stock kernels (and as v2's claims);
-# execmem's KUnit test is v2's, on 6.12 only
+# execmem's KUnit tests are v2's, on 6.12 only
 CONTROL = 'selftest.jitalloc_control.'
-V2_ONLY = 'kunit.execmem_cache.'
+V2_ONLY = ('kunit.execmem_cache.', 'kunit.execmem_blocks.')
 
 
 
@@ -85,7 +85,7 @@ def table():
         cells = []
         for _, sk, _, only in boots:
             if (only and not case.startswith(only)) or \
-               (not only and case.startswith((CONTROL, V2_ONLY))):
+               (not only and case.startswith((CONTROL,) + V2_ONLY)):
                 cells.append('-')
                 continue
             why = next((w for p, w in sk if fnmatch.fnmatchcase(case, p)), None)

@@ -210,7 +210,8 @@ run_v2() (
 		debug_requires "$variant"
 		counted runtime "6.12-$label" python3 "$TOP/harness/parse_results.py" \
 			"$LOGS/console-$label-execmem.log" --label "6.12-$label" \
-			--kunit execmem_cache --selftest jitalloc_control jitalloc_modules \
+			--kunit execmem_cache execmem_blocks \
+			--selftest jitalloc_control jitalloc_modules \
 			--expected-skips "$TOP/harness/expected-skips/6.12-$label" \
 			--expected-cases "$CASES" "${require[@]}" --totals "$totals"
 		# the off switch, on the kernel whose claims can all be checked

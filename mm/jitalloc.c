@@ -575,7 +575,7 @@ static void __init jit_alloc_cache_init(void)
 	if (!jit_cache_enabled)
 		pr_info("cache off (jitalloc_cache=off): text is page-granular\n");
 	else if (p->flags & JIT_ALLOC_GROUP_PAGES)
-		jit_ctx.blocks = jit_block_pool_create("page_blocks", 0);
+		jit_ctx.blocks = jit_block_pool_create("page_blocks", 0, 0);
 	for (i = 0; i < JIT_TYPE_NR; i++) {
 		if (!jit_params_caches(p, i) || jit_pools[i])
 			continue;

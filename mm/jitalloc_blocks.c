@@ -26,6 +26,15 @@
  * keeps one fully free block; more are given back to the page allocator at
  * once, the spare to the shrinker.  When no block can be had the caller
  * maps ordinary vmalloc pages, counted as a fallback.
+ *
+ * A pool made with %JIT_BLOCK_RO_ALIAS, for memory that is always mapped
+ * PAGE_KERNEL first (module data), splits nothing at all: each new block's
+ * direct map is made read-only as a whole, one change of one leaf, so that
+ * set_memory_ro() on a mapping of its pages finds the alias already
+ * read-only, and set_memory_x()/_nx() leave the alias alone.  Nothing is
+ * written through that alias: pages are zeroed through their new mapping,
+ * and the block is made writable again only to go back to the page
+ * allocator.
  */
 
 #define pr_fmt(fmt) "jitalloc_blocks: " fmt
@@ -69,6 +78,7 @@ struct jit_block {
  * @node: entry in jit_block_pools
  * @name: debugfs file name
  * @max_blocks: most blocks held at once, 0 for no limit
+ * @flags: %JIT_BLOCK_RO_ALIAS or 0
  * @retry_after: no new block is tried before this time
  * @lock: protects everything below
  * @blocks: &struct jit_block list
@@ -79,6 +89,7 @@ struct jit_block_pool {
 	struct list_head node;
 	const char *name;
 	unsigned int max_blocks;
+	unsigned int flags;
 	unsigned long retry_after;
 	struct mutex lock;	/* blocks, their bitmaps and stats */
 	struct list_head blocks;
@@ -116,6 +127,21 @@ static struct jit_block *jit_block_new(struct jit_block_pool *bp)
 		return NULL;
 	}
 	split_page(page, JIT_BLOCK_ORDER);
+	if ((bp->flags & JIT_BLOCK_RO_ALIAS) &&
+	    set_memory_ro((unsigned long)page_address(page), JIT_BLOCK_PAGES)) {
+		/* partly applied?  Writable again, or kept out of use */
+		if (set_memory_rw((unsigned long)page_address(page),
+				  JIT_BLOCK_PAGES)) {
+			bp->stats.leaked_pages += JIT_BLOCK_PAGES;
+			pr_err("a block's direct map stays read-only: kept out of use\n");
+		} else {
+			for (i = 0; i < JIT_BLOCK_PAGES; i++)
+				__free_page(page + i);
+		}
+		bp->retry_after = jiffies + JIT_CACHE_RETRY;
+		kfree(block);
+		return NULL;
+	}
 	for (i = 0; i < JIT_BLOCK_PAGES; i++)
 		set_page_private(page + i, (unsigned long)block);
 	block->pool = bp;
@@ -127,14 +153,26 @@ static struct jit_block *jit_block_new(struct jit_block_pool *bp)
 
 static void jit_block_release(struct jit_block *block)
 {
+	struct jit_block_pool *bp = block->pool;
+	bool keep = false;
 	unsigned int i;
 
 	list_del(&block->list);
-	block->pool->stats.blocks--;
-	block->pool->stats.reclaims++;
+	bp->stats.blocks--;
+	/* the page allocator gets its pages back with a writable alias */
+	if (bp->flags & JIT_BLOCK_RO_ALIAS)
+		keep = set_memory_rw((unsigned long)page_address(block->base),
+				     JIT_BLOCK_PAGES);
+	if (keep) {
+		bp->stats.leaked_pages += JIT_BLOCK_PAGES;
+		pr_err("a free block's direct map could not be made writable: kept out of use\n");
+	} else {
+		bp->stats.reclaims++;
+	}
 	for (i = 0; i < JIT_BLOCK_PAGES; i++) {
 		set_page_private(block->base + i, 0);
-		__free_page(block->base + i);
+		if (!keep)
+			__free_page(block->base + i);
 	}
 	kfree(block);
 }
@@ -229,7 +267,9 @@ static int jit_block_get_pages(struct jit_block_pool *bp, struct page **pages,
  *
  * The pages are zeroed.  Unless @vm_flags defers it, the mapping is
  * registered with kmemleak, as vmalloc does.  Free it with
- * jit_block_vunmap().
+ * jit_block_vunmap().  A %JIT_BLOCK_RO_ALIAS pool maps only PAGE_KERNEL
+ * (its pages are zeroed through the new mapping): any other @prot is
+ * refused with a warning and counted as a fallback.
  *
  * Context: process context, may sleep.
  * Return: the mapping, or NULL when no block or no room in the range could
@@ -245,8 +285,18 @@ void *jit_block_vmap(struct jit_block_pool *bp, size_t len,
 	struct vm_struct *area;
 	struct page **pages;
 
+	bool ro_alias = bp->flags & JIT_BLOCK_RO_ALIAS;
+
 	if (!len || len > JIT_BLOCK_PAGES * PAGE_SIZE)
 		return NULL;
+	if (WARN_ONCE(ro_alias && pgprot_val(prot) != pgprot_val(PAGE_KERNEL),
+		      "jitalloc: block pool %s maps only PAGE_KERNEL\n",
+		      bp->name)) {
+		mutex_lock(&bp->lock);
+		bp->stats.fallbacks++;
+		mutex_unlock(&bp->lock);
+		return NULL;
+	}
 	pages = kvmalloc_array(nr, sizeof(*pages), GFP_KERNEL);
 	if (!pages)
 		return NULL;
@@ -259,7 +309,8 @@ void *jit_block_vmap(struct jit_block_pool *bp, size_t len,
 	}
 	mutex_unlock(&bp->lock);
 
-	for (i = 0; i < nr; i++)
+	/* never through a read-only alias */
+	for (i = 0; i < nr && !ro_alias; i++)
 		clear_highpage(pages[i]);
 	area = __get_vm_area_node(size, max(align, PAGE_SIZE), PAGE_SHIFT,
 				  VM_ALLOC | vm_flags, start, end, NUMA_NO_NODE,
@@ -278,6 +329,8 @@ void *jit_block_vmap(struct jit_block_pool *bp, size_t len,
 	/* VM_ALLOC areas are unpoisoned once mapped, as vmalloc does */
 	area->addr = kasan_unpoison_vmalloc(area->addr, size,
 					    KASAN_VMALLOC_PROT_NORMAL);
+	if (ro_alias)
+		memset(area->addr, 0, size);
 	if (!(vm_flags & VM_DEFER_KMEMLEAK))
 		kmemleak_vmalloc(area, len, GFP_KERNEL);
 
@@ -299,8 +352,10 @@ err_pages:
  * jit_block_vunmap() - free a mapping made by jit_block_vmap()
  * @addr: its start
  *
- * Undoes any set_memory_*() on the mapping and its direct-map alias, and
- * gives the pages back to their blocks.
+ * Undoes any set_memory_*() on the mapping and its direct-map alias (in a
+ * %JIT_BLOCK_RO_ALIAS pool: makes the alias read-only again, where a
+ * set_memory_rw() left it writable), and gives the pages back to their
+ * blocks.
  *
  * Context: process context, may sleep.
  */
@@ -331,19 +386,28 @@ void jit_block_vunmap(void *addr)
 	remove_vm_area(addr);
 	kfree(area);
 	vm_unmap_aliases();
-	/* then the direct map is reset, never writable while cached stale */
-	for (i = 0; i < nr; i++)
-		set_direct_map_invalid_noflush(pages[i]);
-	flush_tlb_kernel_range(dstart, dend);
 	/*
-	 * A page whose alias could not be reset (no memory to split the
-	 * direct map) is not given back: it stays marked in its block, which
-	 * is then never released, and is counted.
+	 * then the direct map is reset, never writable while cached stale
+	 * (in a read-only-alias pool: to read-only, a no-op unless something
+	 * made it writable).  A page whose alias could not be reset (no memory
+	 * to split the direct map) is not given back: it stays marked in its
+	 * block, which is then never released, and is counted.
 	 */
-	for (i = 0, good = 0; i < nr; i++) {
-		if (set_direct_map_default_noflush(pages[i]))
-			continue;
-		pages[good++] = pages[i];
+	if (bp->flags & JIT_BLOCK_RO_ALIAS) {
+		for (i = 0, good = 0; i < nr; i++) {
+			if (set_memory_ro((unsigned long)page_address(pages[i]), 1))
+				continue;
+			pages[good++] = pages[i];
+		}
+	} else {
+		for (i = 0; i < nr; i++)
+			set_direct_map_invalid_noflush(pages[i]);
+		flush_tlb_kernel_range(dstart, dend);
+		for (i = 0, good = 0; i < nr; i++) {
+			if (set_direct_map_default_noflush(pages[i]))
+				continue;
+			pages[good++] = pages[i];
+		}
 	}
 
 	mutex_lock(&bp->lock);
@@ -439,6 +503,8 @@ static int jit_block_stats_show(struct seq_file *m, void *v)
 
 	jit_block_get_stats(bp, &s);
 	seq_printf(m, "block_pages %lu\n", JIT_BLOCK_PAGES);
+	seq_printf(m, "read_only_alias %d\n",
+		   !!(bp->flags & JIT_BLOCK_RO_ALIAS));
 	seq_printf(m, "blocks %lu\n", s.blocks);
 	seq_printf(m, "spare_blocks %lu\n", s.spare_blocks);
 	seq_printf(m, "pages_in_use %lu\n", s.pages_in_use);
@@ -466,11 +532,14 @@ static void jit_block_pool_debugfs(struct jit_block_pool *bp)
  * @name: name of its statistics file in /sys/kernel/debug/jitalloc/
  * @max_blocks: most blocks held at once, 0 for no limit (a limit lets the
  *	KUnit test exercise the fallback)
+ * @flags: %JIT_BLOCK_RO_ALIAS: keep each block's direct map read-only
+ *	while the pool holds it (the pool then maps only PAGE_KERNEL)
  *
  * Return: the pool, or NULL without memory.
  */
 struct jit_block_pool *jit_block_pool_create(const char *name,
-					     unsigned int max_blocks)
+					     unsigned int max_blocks,
+					     unsigned int flags)
 {
 	struct jit_block_pool *bp = kzalloc(sizeof(*bp), GFP_KERNEL);
 
@@ -482,6 +551,7 @@ struct jit_block_pool *jit_block_pool_create(const char *name,
 		return NULL;
 	}
 	bp->max_blocks = max_blocks;
+	bp->flags = flags;
 	bp->retry_after = jiffies;
 	mutex_init(&bp->lock);
 	INIT_LIST_HEAD(&bp->blocks);

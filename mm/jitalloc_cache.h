@@ -115,8 +115,11 @@ struct jit_cache_pool *jit_alloc_type_pool(enum jit_alloc_type type);
 
 #if JIT_CACHE_CONFIGURED
 bool jit_cache_pages_possible(pgprot_t prot);
+/* a block's direct map read-only while its pool holds it */
+#define JIT_BLOCK_RO_ALIAS	BIT(0)
 struct jit_block_pool *jit_block_pool_create(const char *name,
-					     unsigned int max_blocks);
+					     unsigned int max_blocks,
+					     unsigned int flags);
 void jit_block_pool_destroy(struct jit_block_pool *bp);
 void *jit_block_vmap(struct jit_block_pool *bp, size_t len,
 		     unsigned long align, unsigned long start,

@@ -1287,7 +1287,7 @@ static struct blocks_ctx *blocks_setup(struct kunit *test,
 
 	KUNIT_ASSERT_NOT_NULL(test, b);
 	KUNIT_ASSERT_EQ(test, jit_alloc_ctx_init(&b->ctx, &params), 0);
-	b->bp = jit_block_pool_create(test->name, max_blocks);
+	b->bp = jit_block_pool_create(test->name, max_blocks, 0);
 	KUNIT_ASSERT_NOT_NULL(test, b->bp);
 	b->ctx.blocks = b->bp;
 	test->priv = b->bp;

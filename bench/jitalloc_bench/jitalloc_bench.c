@@ -3,7 +3,7 @@
  * jitalloc_bench - in-kernel cost of getting and returning executable
  * memory, the way small JIT users do it.
  *
- * Three measurements, each the same calls on stock 6.1 and on the series:
+ * Four measurements, each the same calls on stock 6.1 and on the series:
  *
  *  alloc_free_<size>: on a kernel with jitalloc jit_text_alloc_type(
  *	JIT_TYPE_BPF) + jit_free(); with execmem (6.10 on) execmem_alloc(
@@ -23,6 +23,7 @@
  *  kprobe_slot: __get_insn_slot() + __free_insn_slot() on
  *	kprobe_insn_slots, what each kprobe takes (stock: slots in pages of
  *	module_alloc; the series: chunks of the cache).
+ *  call_baseline: the mutex calls of kprobe_slot without the slots.
  *
  * None of these functions is exported to modules, so all are looked up
  * through kallsyms (found with a kprobe), which keeps one source for both
@@ -52,9 +53,14 @@ MODULE_PARM_DESC(iterations, "alloc+free pairs per size");
  * the poking mm, a TLB flush; under TCG with two CPUs ~7 ms a pair on
  * stock): fewer pairs.
  */
+/* the alloc_free rows (repeated boots, harness/bench.sh, skip them) */
+static bool alloc_free = true;
+module_param(alloc_free, bool, 0444);
+MODULE_PARM_DESC(alloc_free, "measure the alloc_free rows");
+
 static unsigned int iterations_poke = 200;
 module_param(iterations_poke, uint, 0444);
-MODULE_PARM_DESC(iterations_poke, "pairs per size of bpf_path and kprobe_slot");
+MODULE_PARM_DESC(iterations_poke, "pairs per size of bpf_path");
 
 /*
  * TCG run-to-run noise is large (2x between repetitions in one boot):
@@ -184,6 +190,31 @@ static void slot_free(void *p)
 }
 
 /*
+ * The same calls without the slots: an indirect call from this module to
+ * mutex_lock() and one to mutex_unlock() per get and per put, as
+ * __get_insn_slot()/__free_insn_slot() make around their few loads and
+ * stores.  Where the kprobe_slot rows of two kernels differ, this row
+ * says how much of it is where the calling module runs (its text in
+ * execmem's cache or not), not the slots.
+ */
+static DEFINE_MUTEX(bench_mutex);
+static void (*bench_lock_fn)(struct mutex *lock) = mutex_lock;
+static void (*bench_unlock_fn)(struct mutex *lock) = mutex_unlock;
+
+static void *call_get(size_t size)
+{
+	bench_lock_fn(&bench_mutex);
+	bench_unlock_fn(&bench_mutex);
+	return &bench_mutex;
+}
+
+static void call_put(void *p)
+{
+	bench_lock_fn(p);
+	bench_unlock_fn(p);
+}
+
+/*
  * @iterations pairs of @get/@put of @size bytes, BENCH_REPEATS times;
  * prints the median and the slowest rate as "<name>_ops_per_sec[_min]".
  */
@@ -253,7 +284,7 @@ static int __init jitalloc_bench_init(void)
 		execmem_alloc_fn ? "execmem_alloc+set_memory_ro/x+execmem_free" :
 		"module_alloc+set_memory_ro/x+vfree");
 
-	for (i = 0; i < ARRAY_SIZE(sizes); i++) {
+	for (i = 0; alloc_free && i < ARRAY_SIZE(sizes); i++) {
 		snprintf(name, sizeof(name), "alloc_free_%zu", sizes[i]);
 		ret = measure(name, bench_alloc, bench_free, sizes[i], iterations);
 		if (ret)
@@ -285,13 +316,21 @@ static int __init jitalloc_bench_init(void)
 	get_insn_slot_fn = (void *)lookup("__get_insn_slot");
 	free_insn_slot_fn = (void *)lookup("__free_insn_slot");
 	if (insn_slots && get_insn_slot_fn && free_insn_slot_fn) {
+		/*
+		 * No text poking here (a clean slot is only marked free):
+		 * @iterations pairs, since 200 took under 0.2 ms, within
+		 * the noise of one interrupt under TCG.
+		 */
 		ret = measure("kprobe_slot", slot_alloc, slot_free, 0,
-			      iterations_poke);
+			      iterations);
 		if (ret)
 			return ret;
 	} else {
 		pr_warn("no kprobe_insn_slots: kprobe_slot row not measured\n");
 	}
+	ret = measure("call_baseline", call_get, call_put, 0, iterations);
+	if (ret)
+		return ret;
 	return -EAGAIN;
 }
 

@@ -75,7 +75,8 @@ void __init execmem_blocks_init(struct execmem_info *info)
 	}
 	if (!want)
 		return;
-	execmem_block_pool = jit_block_pool_create("page_blocks", 0);
+	execmem_block_pool = jit_block_pool_create("page_blocks", 0,
+						    JIT_BLOCK_RO_ALIAS);
 	if (execmem_block_pool)
 		return;
 	pr_warn("no page blocks: module data splits the direct map page by page\n");
@@ -172,6 +173,22 @@ bool execmem_blocks_free(void *p, const void *caller)
 	jit_mtree_erase_range(&execmem_block_maps, start, last);
 	jit_block_vunmap(p);
 	return true;
+}
+
+/**
+ * execmem_blocks_mapping() - is @p the start of a page-block mapping?
+ * @p: an address execmem_alloc() returned
+ *
+ * Return: true when @p's memory came from page blocks, not vmalloc.
+ */
+bool execmem_blocks_mapping(const void *p)
+{
+	unsigned long start, last;
+
+	return execmem_block_pool &&
+	       jit_mtree_range_of(&execmem_block_maps, (unsigned long)p,
+				  &start, &last) &&
+	       start == (unsigned long)p;
 }
 
 /*

@@ -15,6 +15,7 @@ void execmem_blocks_init(struct execmem_info *info);
 void *execmem_blocks_alloc(const struct execmem_range *range, size_t size);
 bool execmem_blocks_free(void *p, const void *caller);
 bool execmem_blocks_off_for_kasan(void);
+bool execmem_blocks_mapping(const void *p);
 #else
 static inline void execmem_blocks_init(struct execmem_info *info)
 {
@@ -34,6 +35,11 @@ static inline bool execmem_blocks_free(void *p, const void *caller)
 }
 
 static inline bool execmem_blocks_off_for_kasan(void)
+{
+	return false;
+}
+
+static inline bool execmem_blocks_mapping(const void *p)
 {
 	return false;
 }
