@@ -211,7 +211,7 @@ run_v2() (
 		counted runtime "6.12-$label" python3 "$TOP/harness/parse_results.py" \
 			"$LOGS/console-$label-execmem.log" --label "6.12-$label" \
 			--kunit execmem_cache execmem_blocks \
-			--selftest jitalloc_control jitalloc_modules \
+			--selftest jitalloc_control jitalloc_modules jitalloc_churn \
 			--expected-skips "$TOP/harness/expected-skips/6.12-$label" \
 			--expected-cases "$CASES" "${require[@]}" --totals "$totals"
 		# the off switch, on the kernel whose claims can all be checked

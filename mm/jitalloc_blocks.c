@@ -28,13 +28,15 @@
  * maps ordinary vmalloc pages, counted as a fallback.
  *
  * A pool made with %JIT_BLOCK_RO_ALIAS, for memory that is always mapped
- * PAGE_KERNEL first (module data), splits nothing at all: each new block's
- * direct map is made read-only as a whole, one change of one leaf, so that
- * set_memory_ro() on a mapping of its pages finds the alias already
- * read-only, and set_memory_x()/_nx() leave the alias alone.  Nothing is
- * written through that alias: pages are zeroed through their new mapping,
- * and the block is made writable again only to go back to the page
- * allocator.
+ * PAGE_KERNEL first (module data), splits no 2 MiB direct-map page: each
+ * new block's direct map is made read-only as a whole (where it lies in a
+ * 1 GiB page, that splits the 1 GiB page into 2 MiB ones once), so that
+ * set_memory_ro() on a mapping of its pages finds the alias read-only
+ * already, and set_memory_x()/_nx() leave the alias alone.  Only
+ * set_memory_rw() (or _np(), _uc()) on a page would split the block's
+ * leaf; module data sees none of them.  Nothing is written through that
+ * alias: pages are zeroed through their new mapping, and the block is made
+ * writable again only to go back to the page allocator.
  */
 
 #define pr_fmt(fmt) "jitalloc_blocks: " fmt
@@ -151,7 +153,8 @@ static struct jit_block *jit_block_new(struct jit_block_pool *bp)
 	return block;
 }
 
-static void jit_block_release(struct jit_block *block)
+/* Back to the page allocator; false when it had to be kept (counted). */
+static bool jit_block_release(struct jit_block *block)
 {
 	struct jit_block_pool *bp = block->pool;
 	bool keep = false;
@@ -175,6 +178,7 @@ static void jit_block_release(struct jit_block *block)
 			__free_page(block->base + i);
 	}
 	kfree(block);
+	return !keep;
 }
 
 /* Give back the fully free blocks, all but one if @keep_spare.  Lock held. */
@@ -191,8 +195,7 @@ static unsigned long jit_block_release_free(struct jit_block_pool *bp,
 			keep_spare = false;
 			continue;
 		}
-		jit_block_release(block);
-		freed++;
+		freed += jit_block_release(block);
 	}
 	return freed;
 }
@@ -282,10 +285,9 @@ void *jit_block_vmap(struct jit_block_pool *bp, size_t len,
 {
 	unsigned int i, nr = PAGE_ALIGN(len) >> PAGE_SHIFT;
 	unsigned long addr, size = (unsigned long)nr << PAGE_SHIFT;
+	bool ro_alias = bp->flags & JIT_BLOCK_RO_ALIAS;
 	struct vm_struct *area;
 	struct page **pages;
-
-	bool ro_alias = bp->flags & JIT_BLOCK_RO_ALIAS;
 
 	if (!len || len > JIT_BLOCK_PAGES * PAGE_SIZE)
 		return NULL;
@@ -310,8 +312,9 @@ void *jit_block_vmap(struct jit_block_pool *bp, size_t len,
 	mutex_unlock(&bp->lock);
 
 	/* never through a read-only alias */
-	for (i = 0; i < nr && !ro_alias; i++)
-		clear_highpage(pages[i]);
+	if (!ro_alias)
+		for (i = 0; i < nr; i++)
+			clear_highpage(pages[i]);
 	area = __get_vm_area_node(size, max(align, PAGE_SIZE), PAGE_SHIFT,
 				  VM_ALLOC | vm_flags, start, end, NUMA_NO_NODE,
 				  GFP_KERNEL | __GFP_NOWARN, caller);
@@ -348,14 +351,32 @@ err_pages:
 	return NULL;
 }
 
+/*
+ * In a read-only-alias pool: is @page's alias as the pool keeps it, mapped
+ * and read-only?  Made read-only again if a set_memory_rw() had opened it
+ * (which split the block's leaf already).  False, with a warning, for an
+ * alias that is not mapped or cannot be made read-only: the page is kept
+ * out of use.
+ */
+static bool jit_block_alias_ro(struct page *page)
+{
+	unsigned long va = (unsigned long)page_address(page);
+	struct jit_leaf leaf;
+
+	jit_arch_kernel_leaf(va, &leaf);
+	if (WARN_ONCE(!leaf.size, "jitalloc: block page alias %p not mapped\n",
+		      (void *)va))
+		return false;
+	return !leaf.writable || !set_memory_ro(va, 1);
+}
+
 /**
  * jit_block_vunmap() - free a mapping made by jit_block_vmap()
  * @addr: its start
  *
  * Undoes any set_memory_*() on the mapping and its direct-map alias (in a
- * %JIT_BLOCK_RO_ALIAS pool: makes the alias read-only again, where a
- * set_memory_rw() left it writable), and gives the pages back to their
- * blocks.
+ * %JIT_BLOCK_RO_ALIAS pool the alias stays read-only: made so again where
+ * a set_memory_rw() opened it), and gives the pages back to their blocks.
  *
  * Context: process context, may sleep.
  */
@@ -387,18 +408,15 @@ void jit_block_vunmap(void *addr)
 	kfree(area);
 	vm_unmap_aliases();
 	/*
-	 * then the direct map is reset, never writable while cached stale
-	 * (in a read-only-alias pool: to read-only, a no-op unless something
-	 * made it writable).  A page whose alias could not be reset (no memory
-	 * to split the direct map) is not given back: it stays marked in its
-	 * block, which is then never released, and is counted.
+	 * then the direct map is reset, never writable while cached stale.  A
+	 * page whose alias could not be reset (no memory to split the direct
+	 * map) is not given back: it stays marked in its block, which is then
+	 * never released, and is counted.
 	 */
 	if (bp->flags & JIT_BLOCK_RO_ALIAS) {
-		for (i = 0, good = 0; i < nr; i++) {
-			if (set_memory_ro((unsigned long)page_address(pages[i]), 1))
-				continue;
-			pages[good++] = pages[i];
-		}
+		for (i = 0, good = 0; i < nr; i++)
+			if (jit_block_alias_ro(pages[i]))
+				pages[good++] = pages[i];
 	} else {
 		for (i = 0; i < nr; i++)
 			set_direct_map_invalid_noflush(pages[i]);

@@ -4,9 +4,10 @@
  * %EXECMEM_PAGE_BLOCKS - x86 module data, which the loader makes
  * read-only or non-executable page by page - comes from blocks of
  * physically contiguous pages as large as one direct-map leaf
- * (mm/jitalloc_blocks.c, shared with the 6.1 series).  The first
- * permission change in a block splits its leaf once; after that, loading
- * and unloading modules splits nothing more.
+ * (mm/jitalloc_blocks.c, shared with the 6.1 series), whose direct map is
+ * read-only as a whole (%JIT_BLOCK_RO_ALIAS): the loader's set_memory_ro()
+ * and set_memory_nx() find the alias as they want it, and loading and
+ * unloading modules splits no 2 MiB direct-map page.
  *
  * Blocks come with execmem's cache: only where module text is cached
  * (its data would split what the text no longer does), and not at all
@@ -46,9 +47,10 @@ static bool execmem_blocks_kasan_off __ro_after_init;
  *
  * Ranges keep %EXECMEM_PAGE_BLOCKS only where module text is in the cache
  * (execmem_cache_init() dropped %EXECMEM_ROX_CACHE otherwise, e.g. with
- * execmem_cache=off) and the pool could be made.  Not with KASAN's
- * module shadow outside vmalloc's own (!KASAN_VMALLOC), a configuration
- * the blocks are not tested in; never on a range of the cache itself.
+ * execmem_cache=off), when they are mapped PAGE_KERNEL, and where the
+ * pool could be made.  Not with KASAN's module shadow outside vmalloc's
+ * own (!KASAN_VMALLOC), a configuration the blocks are not tested in;
+ * never on a range of the cache itself.
  */
 void __init execmem_blocks_init(struct execmem_info *info)
 {
@@ -65,10 +67,15 @@ void __init execmem_blocks_init(struct execmem_info *info)
 
 		if (!(r->flags & EXECMEM_PAGE_BLOCKS))
 			continue;
-		/* blocks are writable memory: never text handed out ROX */
 		execmem_blocks_kasan_off |= text_cached && kasan_apart;
-		if (WARN_ON_ONCE(r->flags & EXECMEM_ROX_CACHE) || !text_cached ||
-		    kasan_apart)
+		/*
+		 * Blocks are writable memory, never text handed out ROX, and
+		 * zeroed through their mapping: PAGE_KERNEL only.
+		 */
+		if (WARN_ON_ONCE(r->flags & EXECMEM_ROX_CACHE) ||
+		    WARN_ON_ONCE(pgprot_val(r->pgprot) !=
+				 pgprot_val(PAGE_KERNEL)) ||
+		    !text_cached || kasan_apart)
 			r->flags &= ~EXECMEM_PAGE_BLOCKS;
 		else
 			want = true;
@@ -76,7 +83,7 @@ void __init execmem_blocks_init(struct execmem_info *info)
 	if (!want)
 		return;
 	execmem_block_pool = jit_block_pool_create("page_blocks", 0,
-						    JIT_BLOCK_RO_ALIAS);
+						   JIT_BLOCK_RO_ALIAS);
 	if (execmem_block_pool)
 		return;
 	pr_warn("no page blocks: module data splits the direct map page by page\n");

@@ -33,6 +33,12 @@ static inline void ko_path(char *buf, size_t size, const char *ko)
 
 #define NO_PTDUMP "no page-table dump in debugfs (PTDUMP_DEBUGFS off); DEBUG_WX checked at boot"
 
+/* The allocator's own file: execmem's on 6.12 (v2), the API's on 6.1 */
+static inline const char *jt_api_path(void)
+{
+	return jt_execmem() ? EXECMEM_PATH : API_PATH;
+}
+
 /* Refused API calls (double frees, stray writes) so far, all kinds. */
 static inline long refused_calls(void)
 {
