@@ -8,7 +8,11 @@ same code in its path), so harness/bench.sh boots each kernel
 BENCH_BOOTS more times, alternating, with the timed rows only
 (scenario 'timed'), and this prints per row: the median over the boots
 of each kernel, their ratio, and the lowest and highest ratio of the
-pairs (boot i of one kernel against boot i of the other).
+pairs (boot i of one kernel against boot i of the other).  Where a boot
+has both, kprobe_slot is also given per 1,000 call_baseline pairs of the
+same boot: the control makes the same mutex calls from the same module
+without the slots, so the quotient cancels what made the whole boot
+faster or slower.
 
 usage: bench_timed.py --stock LOG... --series LOG... [--out DIR]
 """
@@ -36,6 +40,14 @@ def read(path):
     return vals
 
 
+def derive(vals):
+    """The kprobe slot rate per 1,000 control pairs of the same boot."""
+    slot, base = vals.get('kprobe_slot_ops_per_sec'), vals.get('call_baseline_ops_per_sec')
+    if slot is not None and base:
+        vals['kprobe_slot_per_1000_call_baseline'] = round(slot * 1000 / base)
+    return vals
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument('--stock', nargs='+', required=True)
@@ -44,8 +56,8 @@ def main():
     args = ap.parse_args()
     if len(args.stock) != len(args.series):
         sys.exit('bench_timed: as many stock boots as series boots are needed')
-    stock = [read(p) for p in args.stock]
-    series = [read(p) for p in args.series]
+    stock = [derive(read(p)) for p in args.stock]
+    series = [derive(read(p)) for p in args.series]
     names = sorted(set.intersection(*(set(v) for v in stock + series)))
     names = [n for n in names if not n.endswith('_min')]
     if not names:
