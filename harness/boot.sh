@@ -120,7 +120,7 @@ console_problem() {
 		grep -E 'jitalloc_cache: [^ ]+: (cannot protect the linear alias|linear alias of .* stays read-only)|jitalloc: cannot make the direct-map alias|jitalloc_blocks: .* keep a non-default direct map' |
 		grep -v -m1 'jitalloc_cache: cache_test_'
 		tr -d '\r' <"$log" |
-		grep -m1 -E 'Kernel panic|Oops|BUG:|WARNING:|Unable to handle kernel|general protection fault|KASAN|possible recursive locking|possible circular locking|inconsistent lock state|W\+X mappings: FAILED|insecure W\+X|kmemleak: .* new suspected|rcu: INFO: .*detected stall|rcu_tasks.* detected stalls|INFO: rcu_tasks|soft lockup|workqueue lockup|INFO: task .* blocked for more than|self check failed|placement drawn at boot is not used|the kernel.s placement is invalid'
+		grep -m1 -E 'Kernel panic|Oops|BUG:|WARNING:|Unable to handle kernel|general protection fault|KASAN: |possible recursive locking|possible circular locking|inconsistent lock state|W\+X mappings: FAILED|insecure W\+X|kmemleak: .* new suspected|rcu: INFO: .*detected stall|rcu_tasks.* detected stalls|INFO: rcu_tasks|soft lockup|workqueue lockup|INFO: task .* blocked for more than|self check failed|placement drawn at boot is not used|the kernel.s placement is invalid'
 	} | head -n1
 }
 

@@ -484,6 +484,36 @@ struct jit_cache_pool *execmem_cache_pool(enum execmem_type type)
 }
 
 /**
+ * execmem_cache_text_pages() - executable memory execmem's cache holds
+ *
+ * The pools' huge pages, whole however much of them is handed out, and
+ * the page-granular text of cached types that no pool could serve: the
+ * "JitText" line of /proc/meminfo.  Text of types that are not cached
+ * is not counted.
+ *
+ * Return: the number of pages.
+ */
+unsigned long execmem_cache_text_pages(void)
+{
+	unsigned long allocs, fallback, pages = 0;
+	long held = jit_cache_held_pages();
+	int i, j;
+
+	for (i = 0; i < EXECMEM_TYPE_MAX; i++) {
+		if (!execmem_pools[i])
+			continue;
+		/* types that share a pool share its fallback count */
+		for (j = 0; j < i && execmem_pools[j] != execmem_pools[i]; j++)
+			;
+		if (j < i)
+			continue;
+		jit_cache_pool_fallbacks(execmem_pools[i], &allocs, &fallback);
+		pages += fallback;
+	}
+	return pages + max(held, 0L);
+}
+
+/**
  * execmem_cache_refused() - writes and frees refused so far
  *
  * Return: their number.

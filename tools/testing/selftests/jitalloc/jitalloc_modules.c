@@ -638,6 +638,7 @@ static const char *big_module_why(const char *name, char *path, size_t size,
 TEST(module_text_over_2mib)
 {
 	long fb_before, fb_loaded, fb_after, tlb_before, tlb_loaded;
+	long jt_before, jt_loaded, jt_after;
 	long ro_before, ro_loaded;
 	char path[512], pool[512], buf[64];
 	struct jt_pt_entry e = { 0 };
@@ -651,12 +652,16 @@ TEST(module_text_over_2mib)
 	ASSERT_EQ(0, jt_probe_add("jt_set_ro", "set_memory_ro"));
 	ro_before = jt_probe_hits("jt_set_ro");
 	fb_before = jt_read_key(pool, "fallback_pages");
+	/* /proc/meminfo's JitText (kB) counts text held page by page too */
+	jt_before = jt_read_key("/proc/meminfo", "JitText");
+	ASSERT_LE(0, jt_before) TH_LOG("no JitText in /proc/meminfo");
 	tlb_before = tlb_shootdowns();
 	ASSERT_EQ(0, jt_module_load(path, "")) TH_LOG("loading %s", path);
 	tlb_loaded = tlb_shootdowns();
 	ro_loaded = jt_probe_hits("jt_set_ro");
 	jt_probe_del("jt_set_ro");
 	fb_loaded = jt_read_key(pool, "fallback_pages");
+	jt_loaded = jt_read_key("/proc/meminfo", "JitText");
 	/* its read-only aliases are made in one operation, not page by page */
 	EXPECT_LE(0, ro_before);
 	EXPECT_GE(BIGMOD_MAX_RO_CALLS, ro_loaded - ro_before)
@@ -685,6 +690,14 @@ TEST(module_text_over_2mib)
 	ASSERT_EQ(0, jt_module_unload(BIGMOD_NAME));
 	fb_after = jt_read_key(pool, "fallback_pages");
 	EXPECT_EQ(fb_before, fb_after);
+	/* 2 MiB of its text while loaded, given back on unload */
+	jt_after = jt_read_key("/proc/meminfo", "JitText");
+	EXPECT_LE(jt_before + 2048, jt_loaded)
+		TH_LOG("JitText %ld kB, then %ld kB with %s loaded", jt_before,
+		       jt_loaded, BIGMOD_NAME);
+	EXPECT_GE(jt_loaded - 2048, jt_after)
+		TH_LOG("JitText %ld kB loaded, %ld kB after unloading %s",
+		       jt_loaded, jt_after, BIGMOD_NAME);
 }
 
 /*
