@@ -27,16 +27,19 @@
  * once, the spare to the shrinker.  When no block can be had the caller
  * maps ordinary vmalloc pages, counted as a fallback.
  *
- * A pool made with %JIT_BLOCK_RO_ALIAS, for memory that is always mapped
- * PAGE_KERNEL first (module data), splits no 2 MiB direct-map page: each
- * new block's direct map is made read-only as a whole (where it lies in a
- * 1 GiB page, that splits the 1 GiB page into 2 MiB ones once), so that
+ * A pool made with %JIT_BLOCK_RO_ALIAS (x86), for memory that is always
+ * mapped PAGE_KERNEL first (module data), splits no 2 MiB direct-map
+ * page: each new block's direct map is made read-only as a whole (where
+ * it lies in a 1 GiB page, that splits the 1 GiB page into 2 MiB ones
+ * once), so that
  * set_memory_ro() on a mapping of its pages finds the alias read-only
  * already, and set_memory_x()/_nx() leave the alias alone.  Only
  * set_memory_rw() (or _np(), _uc()) on a page would split the block's
- * leaf; module data sees none of them.  Nothing is written through that
- * alias: pages are zeroed through their new mapping, and the block is made
- * writable again only to go back to the page allocator.
+ * leaf; module data sees none of them.  The pool writes nothing through
+ * that alias: pages are zeroed through their new mapping, and the block is
+ * made writable again only to go back to the page allocator.  Whoever
+ * writes the memory through page_address() of its pages (a swiotlb bounce
+ * back into a module's static buffer, say) faults instead.
  */
 
 #define pr_fmt(fmt) "jitalloc_blocks: " fmt
@@ -551,16 +554,21 @@ static void jit_block_pool_debugfs(struct jit_block_pool *bp)
  * @max_blocks: most blocks held at once, 0 for no limit (a limit lets the
  *	KUnit test exercise the fallback)
  * @flags: %JIT_BLOCK_RO_ALIAS: keep each block's direct map read-only
- *	while the pool holds it (the pool then maps only PAGE_KERNEL)
+ *	while the pool holds it (the pool then maps only PAGE_KERNEL); x86
+ *	only, whose set_memory_*() change direct-map addresses
  *
- * Return: the pool, or NULL without memory.
+ * Return: the pool, or NULL without memory or for a flag this
+ * architecture cannot honour.
  */
 struct jit_block_pool *jit_block_pool_create(const char *name,
 					     unsigned int max_blocks,
 					     unsigned int flags)
 {
-	struct jit_block_pool *bp = kzalloc(sizeof(*bp), GFP_KERNEL);
+	struct jit_block_pool *bp;
 
+	if (WARN_ON_ONCE((flags & JIT_BLOCK_RO_ALIAS) && !IS_ENABLED(CONFIG_X86)))
+		return NULL;
+	bp = kzalloc(sizeof(*bp), GFP_KERNEL);
 	if (!bp)
 		return NULL;
 	bp->name = kstrdup_const(name, GFP_KERNEL);

@@ -213,17 +213,18 @@ static void bench_unlock(struct mutex *lock)
 static void (*bench_lock_fn)(struct mutex *lock) = bench_lock;
 static void (*bench_unlock_fn)(struct mutex *lock) = bench_unlock;
 
+/* READ_ONCE(): loaded each time, so that the calls stay indirect */
 static void *call_get(size_t size)
 {
-	bench_lock_fn(&bench_mutex);
-	bench_unlock_fn(&bench_mutex);
+	READ_ONCE(bench_lock_fn)(&bench_mutex);
+	READ_ONCE(bench_unlock_fn)(&bench_mutex);
 	return &bench_mutex;
 }
 
 static void call_put(void *p)
 {
-	bench_lock_fn(p);
-	bench_unlock_fn(p);
+	READ_ONCE(bench_lock_fn)(p);
+	READ_ONCE(bench_unlock_fn)(p);
 }
 
 /*

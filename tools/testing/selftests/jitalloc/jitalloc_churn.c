@@ -214,7 +214,7 @@ static int churn_bpf(time_t end)
 			 * with faults injected, an allocation failure of a
 			 * program that loads without them.
 			 */
-			if (err == -EINVAL && churn_faults)
+			if (err == -EINVAL && churn_faults && jt_execmem())
 				err = -ENOMEM;
 			if (err && churn_fatal(err))
 				return -1;
