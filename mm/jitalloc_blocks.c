@@ -31,15 +31,15 @@
  * mapped PAGE_KERNEL first (module data), splits no 2 MiB direct-map
  * page: each new block's direct map is made read-only as a whole (where
  * it lies in a 1 GiB page, that splits the 1 GiB page into 2 MiB ones
- * once), so that
- * set_memory_ro() on a mapping of its pages finds the alias read-only
- * already, and set_memory_x()/_nx() leave the alias alone.  Only
- * set_memory_rw() (or _np(), _uc()) on a page would split the block's
- * leaf; module data sees none of them.  The pool writes nothing through
- * that alias: pages are zeroed through their new mapping, and the block is
- * made writable again only to go back to the page allocator.  Whoever
- * writes the memory through page_address() of its pages (a swiotlb bounce
- * back into a module's static buffer, say) faults instead.
+ * once), so that set_memory_ro() on a mapping of its pages finds the
+ * alias read-only already, and set_memory_x()/_nx() leave the alias
+ * alone.  Only set_memory_rw() (or _np(), _uc()) on a page would split
+ * the block's leaf; module data sees none of them.  The pool writes
+ * nothing through that alias: pages are zeroed through their new mapping,
+ * and the block is made writable again only to go back to the page
+ * allocator.  Whoever writes the memory through page_address() of its
+ * pages (a swiotlb bounce back into a module's static buffer, say) faults
+ * instead.
  */
 
 #define pr_fmt(fmt) "jitalloc_blocks: " fmt
