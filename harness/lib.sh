@@ -50,6 +50,9 @@ VARIANTS="default debug nomodules hugevmap 16k"
 # The jitalloc kselftests by area, in the order they run: the first
 # records the refused calls before any workload, the last checks them.
 JT_SELFTESTS="jitalloc_modules jitalloc_users jitalloc_cache jitalloc_stats jitalloc_claims jitalloc_churn"
+# v2 runs the module loader's and the churn (the claims are jitalloc_control,
+# built for every base; the others read the 6.1 allocator's debugfs)
+[ "$BASE" = 6.12 ] && JT_SELFTESTS="jitalloc_modules jitalloc_churn"
 OVERLAY_ROOTS="include mm arch kernel lib Documentation tools/testing/selftests/jitalloc tools/vm"
 
 # overlay_files: the files a base's series adds, one "SOURCE PATH" pair per
