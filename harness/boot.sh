@@ -8,7 +8,7 @@
 # Environment: ACCEL=tcg (default) or kvm; BOOT_TIMEOUT seconds (default 600);
 # BOOT_RETRY=0: no second boot after a silent x86_64 TCG hang;
 # GUEST_ARGS: more kernel command-line words (the guest's /init sees
-# name=value words as environment, e.g. jt_soak=600).
+# name=value words as environment, e.g. jt_soak=600); TCG_THREAD=single.
 # The bench, sweep and itlb scenarios run with the iTLB model plugin
 # (bench/itlb_model.c); its figures go to build/logs/itlb-ARCH-VARIANT-
 # SCENARIO.txt.  ITLB_MODEL=0 leaves it out, ITLB_MODEL=1 adds it to any
@@ -30,6 +30,15 @@ accel=${ACCEL:-tcg}
 timeout=${BOOT_TIMEOUT:-600}
 log=$LOGS/console-$arch-$variant-$scenario.log
 
+# TCG_THREAD=single: both vCPUs in one host thread, taking turns (QEMU's
+# MTTCG runs one thread per vCPU); what a boot sees of code that another
+# vCPU patches then changes (make soak on 6.12 x86_64).
+tcg_opts=
+case "${TCG_THREAD:-}" in
+'' | multi) ;;
+single) [ "$accel" = tcg ] && tcg_opts=,thread=single ;;
+*) die "TCG_THREAD is single or multi, not '$TCG_THREAD'" ;;
+esac
 case "$accel" in
 tcg) cpu_x86=max cpu_arm=cortex-a57 ;;
 kvm) cpu_x86=host cpu_arm=host ;;
@@ -66,7 +75,7 @@ append="panic=-1 oops=panic jt_scenario=$scenario"
 case "$arch" in
 x86_64)
 	command -v qemu-system-x86_64 >/dev/null || die "qemu-system-x86_64 not found (make deps)"
-	qemu=(qemu-system-x86_64 -accel "$accel" -cpu "$cpu_x86" -M pc)
+	qemu=(qemu-system-x86_64 -accel "$accel$tcg_opts" -cpu "$cpu_x86" -M pc)
 	# mitigations as on the Intel parts distributions run on: TCG
 	# emulates none of the bugs, so ask for ITS's aligned thunks
 	append="console=ttyS0 indirect_target_selection=force $append"
@@ -76,7 +85,7 @@ x86_64)
 	;;
 arm64)
 	command -v qemu-system-aarch64 >/dev/null || die "qemu-system-aarch64 not found (make deps)"
-	qemu=(qemu-system-aarch64 -accel "$accel" -M virt -cpu "$cpu_arm")
+	qemu=(qemu-system-aarch64 -accel "$accel$tcg_opts" -M virt -cpu "$cpu_arm")
 	append="console=ttyAMA0 $append"
 	;;
 esac
