@@ -25,38 +25,21 @@ import argparse
 import csv
 import json
 import os
-import re
 import sys
 
 import benchlib
 
-METRIC = re.compile(r'### metric (\S+) (\S+) (-?\d+)')
 GROWTH = ['exec_translations', 'exec_pmd', 'direct_map_level2_splits',
-          'direct_map_level3_splits', 'directmap4k_kb', 'jit_vmalloc_bytes', 'bpf_reserved_bytes',
-          'ftrace_trampolines']
+          'direct_map_level3_splits', 'directmap4k_kb', 'jit_vmalloc_bytes',
+          'bpf_reserved_bytes', 'ftrace_trampolines']
 
-
-CLOCKSOURCE = re.compile(r'### clocksource (\S+)')
 MODEL_PHASES = ((1, 'bpf runs', ('exec', 'bpf_runs')),
                 (2, 'kprobe hits', ('kprobe_hits', 'calls')),
                 (3, 'ftrace-traced calls', ('ftrace_hits', 'calls')))
 
 
 def read(path):
-    vals = {}
-    clock = None
-    with open(path, errors='replace') as f:
-        for line in f:
-            m = METRIC.search(line)
-            if m:
-                v = int(m.group(3))
-                vals[(m.group(1), m.group(2))] = None if v < 0 else v
-            m = CLOCKSOURCE.search(line)
-            if m:
-                clock = m.group(1)
-    if not vals:
-        sys.exit(f'bench_report: no metrics in {path}: did jitload run?')
-    return vals, clock
+    return benchlib.read_metrics(path, 'bench_report')
 
 
 def ratio(a, b):
@@ -80,10 +63,8 @@ def row(name, a, b):
 def modtext(paths):
     """The module rows of stock, the writable copy and temporarily writable text."""
     runs = [read(p) for p in paths]
-    clocks = {c for _, c in runs}
-    if len(clocks) != 1 or None in clocks:
-        sys.exit('bench_report: the three boots ran on different (or unknown) '
-                 'clocksources; their rates cannot be compared')
+    benchlib.one_clocksource([c for _, c in runs], 'bench_report',
+                             'the three boots')
     names = ['stock', 'copy', 'temp-rw']
     print(f'{"module text (x86_64, 6.12)":46} ' +
           ' '.join(f'{n:>10}' for n in names) + f' {"copy/st":>8} {"trw/st":>8}')
@@ -122,9 +103,7 @@ def main():
         sys.exit(__doc__)
     (stock, sclock), (patched, pclock) = read(args.files[0]), read(args.files[1])
     print(f'clocksource: stock {sclock}, jitalloc {pclock}')
-    if sclock != pclock or sclock is None:
-        sys.exit('bench_report: the two boots ran on different (or unknown) '
-                 'clocksources; their rates cannot be compared')
+    benchlib.one_clocksource([sclock, pclock], 'bench_report', 'the two boots')
     print(f'{"metric":44} {"stock":>12} {"jitalloc":>12} {"ratio":>9}')
     for key in GROWTH:
         for phase in ('loaded', 'after'):

@@ -12,32 +12,27 @@ pairs (boot i of one kernel against boot i of the other).  Where a boot
 has both, kprobe_slot is also given per 1,000 call_baseline pairs of the
 same boot: the control makes the same mutex calls from the same module
 without the slots, so the quotient cancels what made the whole boot
-faster or slower.
+faster or slower.  As in bench_report.py, every boot must have run on
+the same clocksource.
 
 usage: bench_timed.py --stock LOG... --series LOG... [--out DIR]
 """
 import argparse
 import os
-import re
 import statistics
 import sys
 
-TIMED = re.compile(r'### metric timed (\S+) (-?\d+)')
+import benchlib
 
 
 def read(path):
-    vals = {}
-    try:
-        with open(path, errors='replace') as f:
-            for line in f:
-                m = TIMED.search(line)
-                if m:
-                    vals[m.group(1)] = int(m.group(2))
-    except OSError as e:
-        sys.exit(f'bench_timed: cannot read {path}: {e.strerror}')
-    if not vals:
+    """The timed rows of one boot, and its clocksource."""
+    vals, clock = benchlib.read_metrics(path, 'bench_timed')
+    timed = {k: v for (phase, k), v in vals.items()
+             if phase == 'timed' and v is not None}
+    if not timed:
         sys.exit(f'bench_timed: no "### metric timed" line in {path}')
-    return vals
+    return derive(timed), clock
 
 
 def derive(vals):
@@ -56,8 +51,11 @@ def main():
     args = ap.parse_args()
     if len(args.stock) != len(args.series):
         sys.exit('bench_timed: as many stock boots as series boots are needed')
-    stock = [derive(read(p)) for p in args.stock]
-    series = [derive(read(p)) for p in args.series]
+    runs = [read(p) for p in args.stock + args.series]
+    benchlib.one_clocksource([c for _, c in runs], 'bench_timed',
+                             f'the {len(runs)} boots')
+    stock = [v for v, _ in runs[:len(args.stock)]]
+    series = [v for v, _ in runs[len(args.stock):]]
     names = sorted(set.intersection(*(set(v) for v in stock + series)))
     names = [n for n in names if not n.endswith('_min')]
     if not names:
