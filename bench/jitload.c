@@ -194,6 +194,16 @@ static void print_jitalloc_debugfs(const char *phase)
 	closedir(dir);
 }
 
+/* The direct map: 2 MiB and 1 GiB pages split so far, its 4 KiB part. */
+static void report_direct_map(const char *phase)
+{
+	report(phase, "direct_map_level2_splits",
+	       jt_read_key("/proc/vmstat", "direct_map_level2_splits"));
+	report(phase, "direct_map_level3_splits",
+	       jt_read_key("/proc/vmstat", "direct_map_level3_splits"));
+	report(phase, "directmap4k_kb", jt_read_key("/proc/meminfo", "DirectMap4k"));
+}
+
 /*
  * Direct-map splits so far, to tell which phase of the workload made them,
  * and the executable translations and the direct map's 4 KiB part, to
@@ -203,11 +213,7 @@ static void mark(const char *phase)
 {
 	struct jt_pt_summary s;
 
-	report(phase, "direct_map_level2_splits",
-	       jt_read_key("/proc/vmstat", "direct_map_level2_splits"));
-	report(phase, "direct_map_level3_splits",
-	       jt_read_key("/proc/vmstat", "direct_map_level3_splits"));
-	report(phase, "directmap4k_kb", jt_read_key("/proc/meminfo", "DirectMap4k"));
+	report_direct_map(phase);
 	if (jt_pt_scan(&s) == 0) {
 		report(phase, "exec_translations", s.exec_entries);
 		report(phase, "exec_pmd", s.exec_pmd);
@@ -230,11 +236,7 @@ static void snapshot_quiet(const char *phase)
 	} else {
 		fail("cannot read %s", jt_ptdump_path());
 	}
-	report(phase, "direct_map_level2_splits",
-	       jt_read_key("/proc/vmstat", "direct_map_level2_splits"));
-	report(phase, "direct_map_level3_splits",
-	       jt_read_key("/proc/vmstat", "direct_map_level3_splits"));
-	report(phase, "directmap4k_kb", jt_read_key("/proc/meminfo", "DirectMap4k"));
+	report_direct_map(phase);
 	report(phase, "jit_vmalloc_bytes", jit_vmalloc_bytes());
 	report(phase, "bpf_reserved_bytes", bpf_reserved_bytes());
 	report(phase, "ftrace_trampolines", count_ftrace_trampolines());
