@@ -401,11 +401,6 @@ void jit_block_vunmap(void *addr)
 	bp = jit_block_of(pages[0])->pool;
 	kasan_poison_vmalloc(addr, get_vm_area_size(area));
 
-	for (i = 0; i < nr; i++) {
-		va = (unsigned long)page_address(pages[i]);
-		dstart = min(dstart, va);
-		dend = max(dend, va + PAGE_SIZE);
-	}
 	/* the executable or read-only mapping goes first, with its TLB */
 	remove_vm_area(addr);
 	kfree(area);
@@ -421,8 +416,12 @@ void jit_block_vunmap(void *addr)
 			if (jit_block_alias_ro(pages[i]))
 				pages[good++] = pages[i];
 	} else {
-		for (i = 0; i < nr; i++)
+		for (i = 0; i < nr; i++) {
+			va = (unsigned long)page_address(pages[i]);
+			dstart = min(dstart, va);
+			dend = max(dend, va + PAGE_SIZE);
 			set_direct_map_invalid_noflush(pages[i]);
+		}
 		flush_tlb_kernel_range(dstart, dend);
 		for (i = 0, good = 0; i < nr; i++) {
 			if (set_direct_map_default_noflush(pages[i]))
