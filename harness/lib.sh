@@ -50,16 +50,18 @@ VARIANTS="default debug nomodules hugevmap 16k"
 # The jitalloc kselftests by area, in the order they run: the first
 # records the refused calls before any workload, the last checks them.
 JT_SELFTESTS="jitalloc_modules jitalloc_users jitalloc_cache jitalloc_stats jitalloc_claims jitalloc_churn"
-# v2 runs the module loader's and the churn (the claims are jitalloc_control,
-# built for every base; the others read the 6.1 allocator's debugfs)
-[ "$BASE" = 6.12 ] && JT_SELFTESTS="jitalloc_modules jitalloc_churn"
+# v2 runs them all but jitalloc_claims, whose claims it runs as
+# jitalloc_control (built for every base); the claims' other checks read
+# the 6.1 allocator's API counters
+[ "$BASE" = 6.12 ] && JT_SELFTESTS="jitalloc_modules jitalloc_users jitalloc_cache jitalloc_stats jitalloc_churn"
 OVERLAY_ROOTS="include mm arch kernel lib Documentation tools/testing/selftests/jitalloc tools/vm"
 
 # overlay_files: the files a base's series adds, one "SOURCE PATH" pair per
 # line (SOURCE relative to the repo, PATH to the kernel tree).  6.1 takes
 # every file under OVERLAY_ROOTS; 6.12 takes the top-level files v2/shared
-# names, as they are, and the files under v2/ other than its patches and
-# notes, at the path below v2/.
+# names, as they are (at the same path, or at the second path of a line
+# that names two: tools/vm of 6.1 is tools/mm on 6.12), and the files
+# under v2/ other than its patches and notes, at the path below v2/.
 overlay_files() {
 	local f
 	case "$BASE" in
@@ -72,10 +74,12 @@ overlay_files() {
 		done | sort | awk '{ print $1, $1 }'
 		;;
 	6.12)
-		for f in $(sed -e 's/#.*//' "$TOP/v2/shared"); do
+		sed -e 's/#.*//' "$TOP/v2/shared" | while read -r f to rest; do
+			[ -n "$f" ] || continue
+			[ -z "$rest" ] || die "v2/shared: more than two paths on the line of $f"
 			[ -f "$TOP/$f" ] || die "v2/shared names $f, which is not in the repo"
-			echo "$f $f"
-		done
+			echo "$f ${to:-$f}"
+		done || return 1
 		(cd "$TOP/v2" && find . -type f ! -path './patches/*' ! -name README.md \
 			! -name shared ! -name '.*' | sed 's|^\./||' | sort |
 			awk '{ print "v2/" $1, $1 }')

@@ -211,9 +211,18 @@ run_v2() (
 		counted runtime "6.12-$label" python3 "$TOP/harness/parse_results.py" \
 			"$LOGS/console-$label-execmem.log" --label "6.12-$label" \
 			--kunit execmem_cache execmem_blocks \
-			--selftest jitalloc_control jitalloc_modules jitalloc_churn \
+			--selftest jitalloc_control $JT_SELFTESTS jitalloc_prot \
 			--expected-skips "$TOP/harness/expected-skips/6.12-$label" \
 			--expected-cases "$CASES" "${require[@]}" --totals "$totals"
+		# KPTI switched on after the CPUs came up, on a CPU with BTI, as
+		# on 6.1: execmem's memory carries the kernel's nG and GP bits
+		if [ "$arch" = arm64 ] && [ "$variant" = default ]; then
+			boot_step "6.12-$label: kpti boot" "$arch" "$variant" kpti
+			counted runtime "6.12-$label-kpti" python3 "$TOP/harness/parse_results.py" \
+				"$LOGS/console-$label-kpti.log" --label "6.12-$label-kpti" \
+				--selftest jitalloc_prot --require "### cpu has BTI" \
+				--expected-cases "$CASES" --totals "$totals"
+		fi
 		# the off switch, on the kernel whose claims can all be checked
 		[ "$variant" = default ] || continue
 		boot_step "6.12-$label: execmemoff boot" "$arch" "$variant" execmemoff

@@ -3,7 +3,8 @@
 #
 # Test jitstat on a fake debugfs and /proc: the x86_64 demo's report after
 # loading (1000 BPF programs, 100 kprobes, 20 ftrace instances) with a
-# second pool, a tree booted jitalloc_cache=off, then broken trees.
+# second pool, a tree booted jitalloc_cache=off, execmem's file (6.12),
+# then broken trees.
 # POSIX sh; the JSON checks that need python3 are skipped without it.
 #
 # Usage: jitstat-selftest.sh [path/to/jitstat]
@@ -431,6 +432,30 @@ prom_check "$T/out" &&
 	grep -Fxq 'jitalloc_pool_enabled{pool="modules+kprobes+ftrace+bpf"} 0' "$T/out" &&
 	grep -Fxq 'jitalloc_pool_fallback_bytes{pool="modules+kprobes+ftrace+bpf"} 163840' "$T/out"
 ok $? "enabled 0: --prometheus"
+
+# execmem's file where the cache is an execmem backend (6.12): its refused
+# calls reported as the API's, the off switch named as that kernel's
+X=$T/execmem/jitalloc
+mkdir -p "$X"
+cat >"$X/execmem" <<EOF
+rox_modules 1
+rox_bpf 1
+refused_frees 2
+refused_updates 3
+cache_pages 0
+exec_alias_writable 0
+EOF
+cp "$O/modules+kprobes+ftrace+bpf" "$X"
+run --debugfs "$T/execmem" --proc "$T/proc" -p 4096
+[ $rc = 0 ] && narrow "$T/out" &&
+	grep -q '^off: cache switched off at boot (execmem_cache=off)' "$T/out" &&
+	grep -q '^Refused calls: refused_frees 2, refused_updates 3$' "$T/out"
+ok $? "execmem's file: refused calls, execmem_cache=off"
+run --debugfs "$T/execmem" --proc "$T/proc" -p 4096 --prometheus
+prom_check "$T/out" &&
+	grep -Fxq 'jitalloc_refused_frees_total 2' "$T/out" &&
+	grep -Fxq 'jitalloc_exec_alias_writable_pages 0' "$T/out"
+ok $? "execmem's file: --prometheus"
 
 # no debugfs: the reduced report from /proc
 run --debugfs "$T/nonexistent" --proc "$T/proc"

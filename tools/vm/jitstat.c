@@ -2,20 +2,23 @@
 /*
  * jitstat - report on the jit text allocator's pools, as slabinfo does slabs
  *
- * Reads what jitalloc shows in debugfs (root only): <debugfs>/jitalloc/api,
- * one file per cache pool, named after the types it serves
+ * Reads what jitalloc shows in debugfs (root only): <debugfs>/jitalloc/api
+ * (the allocator's counters; "execmem" where the cache is an execmem
+ * backend), one file per cache pool, named after the types it serves
  * ("modules+kprobes+ftrace+bpf", "kprobes+bpf", "modules" ...), and the page
  * blocks ("page_blocks", x86).  Each holds "key value" lines, explained in
- * Documentation/mm/jitalloc.rst and jitstat(8).  A file is told apart by its
- * keys, not its name; keys this tool does not know go into --json and are
- * otherwise ignored, so that it keeps working when the kernel adds some.
+ * Documentation/mm/jitalloc.rst (execmem_cache.rst with execmem) and
+ * jitstat(8).  A file is told apart by its keys, not its name; keys this
+ * tool does not know go into --json and are otherwise ignored, so that it
+ * keeps working when the kernel adds some.
  *
  * Where debugfs cannot be read (not mounted, not root) it makes a reduced
  * report, for all pools together, from the JitText line of /proc/meminfo
  * and the jit_cache_* counters of /proc/vmstat.
  *
- * Build with "make -C tools/vm jitstat"; it needs nothing but libc, so for a
- * guest without libc: "cc -static -O2 jitstat.c -o jitstat".
+ * Build with "make -C tools/vm jitstat" (tools/mm from Linux 6.3 on); it
+ * needs nothing but libc, so for a guest without libc:
+ * "cc -static -O2 jitstat.c -o jitstat".
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -421,7 +424,7 @@ static int load_debugfs(struct snapshot *s, const char **why)
 			free_file(f);
 			continue;
 		}
-		if (!strcmp(f->name, "api"))
+		if (!strcmp(f->name, "api") || !strcmp(f->name, "execmem"))
 			f->type = FILE_API;
 		else if (get(f, "block_pages"))
 			f->type = FILE_BLOCKS;
@@ -889,6 +892,8 @@ static void add_addresses(struct table *t, const struct stat_file *f)
 
 static const char off_note[] =
 	"off: cache switched off at boot (jitalloc_cache=off); its text is page-granular";
+static const char off_note_execmem[] =
+	"off: cache switched off at boot (execmem_cache=off); its text is page-granular";
 
 /* The lines under the table: what is off, wrong, refused, held */
 static void add_notes(struct table *t, const struct snapshot *s)
@@ -906,8 +911,10 @@ static void add_notes(struct table *t, const struct snapshot *s)
 			held += pool_huge(f);
 		}
 	}
+	f = find(s, FILE_API, NULL);
 	if (off)
-		add_text(t, off_note);
+		add_text(t, f && !strcmp(f->name, "execmem") ?
+			 off_note_execmem : off_note);
 
 	for (f = s->files; f < s->files + s->nr; f++) {
 		for (i = 0; f->type != FILE_OTHER && i < f->nr; i++) {

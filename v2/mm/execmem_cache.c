@@ -259,6 +259,9 @@ int execmem_cache_fallback(enum execmem_type type, void *p, size_t size)
 	if (err)
 		return err;
 	jit_cache_pool_count_fallback(execmem_pools[type], pages);
+	trace_jit_alloc(p, size, PAGE_ALIGN(size),
+			jit_type_name((enum jit_alloc_type)type),
+			JIT_TRACE_BACKEND_VMALLOC, true);
 	return 0;
 }
 
@@ -302,6 +305,9 @@ bool execmem_cache_free(void *p, const void *caller)
 
 			jit_mtree_erase_range(&execmem_fallbacks, start, last);
 			jit_cache_pool_count_fallback(execmem_pools[type], -pages);
+			trace_jit_free(p, pages << PAGE_SHIFT,
+				       jit_type_name((enum jit_alloc_type)type),
+				       JIT_TRACE_BACKEND_VMALLOC);
 			return false;
 		}
 	}

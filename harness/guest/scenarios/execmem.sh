@@ -5,9 +5,12 @@
 # direct-map page), which must pass here and fail on stock 6.12 (the
 # control scenario); the module loader's kselftest (module text and init
 # text in the cache, written once, big modules, no W+X, read-only
-# aliases); the churn of every user at once (with injected faults where
-# the kernel has failslab and fail_page_alloc), after which every pool
-# is back where it started; then the pools' statistics, for the record.  The KUnit test
+# aliases); the users' (kprobes, ftrace, BPF programs and trampolines),
+# the cache's (chunks, huge pages, aliases, kcore) and the statistics'
+# (trace events, vmstat); the churn of every user at once (with injected
+# faults where the kernel has failslab and fail_page_alloc), after which
+# every pool is back where it started; arm64's page-table bits; then the
+# pools' statistics, for the record.  The KUnit test
 # of execmem's cache ran at boot.  On a kmemleak kernel, leaks at boot and
 # after the tests fail the boot (kmemleak.sh).
 cd /jitalloc || exit 1
@@ -17,12 +20,13 @@ echo "### selftest jitalloc_control begin"
 JT_CONTROL_ANY_KERNEL=1 ./jitalloc_control
 rc=$?
 echo "### selftest jitalloc_control end rc=$rc"
-echo "### selftest jitalloc_modules begin"
-JITALLOC_TESTMOD=/jitalloc/jitalloc_testmod.ko ./jitalloc_modules
-echo "### selftest jitalloc_modules end rc=$?"
-echo "### selftest jitalloc_churn begin"
-JITALLOC_TESTMOD=/jitalloc/jitalloc_testmod.ko ./jitalloc_churn
-echo "### selftest jitalloc_churn end rc=$?"
+# the kselftests by area, in order (harness/lib.sh's JT_SELFTESTS for 6.12)
+. /jitalloc/selftests.sh
+run_selftests
+# arm64's nG and GP bits on jit memory (skips on x86)
+echo "### selftest jitalloc_prot begin"
+JITALLOC_TESTMOD=/jitalloc/jitalloc_testmod.ko ./jitalloc_prot
+echo "### selftest jitalloc_prot end rc=$?"
 for f in /sys/kernel/debug/jitalloc/*; do
 	[ -f "$f" ] || continue
 	echo "### stats ${f##*/}"

@@ -211,12 +211,17 @@ static int check_all_pools(struct __test_metadata *_metadata)
  * kprobes ride ftrace and need no slot) takes an instruction slot, from a
  * slot page the cache serves: bytes_in_use_kprobes rises while the probe
  * exists, more when it gets optimized (an optprobe slot), and falls back
- * when it is gone.  After a warm-up probe, no probe splits a direct-map PMD.
+ * when it is gone.  6.1's series gives idle slot pages back a second
+ * after the last free; 6.12's kprobes keeps the last page of each slot
+ * cache, as stock does: a probe may find its slot in a kept page, the
+ * bytes fall by no more than they rose, at most a page stays for each of
+ * the two caches, and a probe at the same place takes nothing more.  After
+ * a warm-up probe, no probe splits a direct-map PMD.
  */
 TEST(kprobe_slots_from_cache)
 {
 	const char *events = JT_TRACEFS "/kprobe_events";
-	long before, probed, after, splits = -1, fb_before, fb_probed;
+	long before, probed, after, again, splits, fb_before, fb_probed;
 	char pool[512], ev[128], list[8192];
 	int off, optimized = 0;
 
@@ -243,26 +248,43 @@ TEST(kprobe_slots_from_cache)
 		jt_append(events, "-:jitalloc_test/jt_slot\n");
 		SKIP(return, "no huge page: the slot came from the fallback");
 	}
-	EXPECT_LT(before, probed) TH_LOG("%s+%d took no slot bytes", PROBE_FUNC, off);
+	if (jt_execmem() && before > 0) {
+		/* a slot page 6.12's kprobes kept may serve the probe */
+		EXPECT_LE(before, probed);
+	} else {
+		EXPECT_LT(before, probed)
+			TH_LOG("%s+%d took no slot bytes", PROBE_FUNC, off);
+	}
 	if (optimized)
 		EXPECT_LE(before + 2 * 64, probed);
 	ASSERT_EQ(0, jt_write(JT_TRACEFS "/events/jitalloc_test/jt_slot/enable", "0"));
 	ASSERT_EQ(0, jt_append(events, "-:jitalloc_test/jt_slot\n"));
 	/* idle slot pages go a second after the last free */
 	after = wait_key(pool, "bytes_in_use_kprobes", before, 40);
-	EXPECT_EQ(before, after);
+	if (jt_execmem()) {
+		EXPECT_GE(probed, after);
+		EXPECT_GE(before + 2L * getpagesize(), after)
+			TH_LOG("kprobes kept %ld bytes", after - before);
+	} else {
+		EXPECT_EQ(before, after);
+	}
 
 	/* warmed up: another probe splits nothing */
 	splits = jt_read_key("/proc/vmstat", "direct_map_level2_splits");
-	if (splits < 0)
-		return;
 	ASSERT_EQ(0, jt_append(events, ev));
 	ASSERT_EQ(0, jt_write(JT_TRACEFS "/events/jitalloc_test/jt_slot/enable", "1"));
 	open_something();
 	usleep(300000);
+	again = jt_read_key(pool, "bytes_in_use_kprobes");
 	ASSERT_EQ(0, jt_write(JT_TRACEFS "/events/jitalloc_test/jt_slot/enable", "0"));
 	ASSERT_EQ(0, jt_append(events, "-:jitalloc_test/jt_slot\n"));
-	EXPECT_EQ(splits, jt_read_key("/proc/vmstat", "direct_map_level2_splits"));
+	printf("# kprobes bytes: %ld, probed %ld, after %ld, probed again %ld\n",
+	       before, probed, after, again);
+	/* the pages 6.12's kprobes kept serve the same probe again */
+	if (jt_execmem() && after > before)
+		EXPECT_EQ(after, again);
+	if (splits >= 0)
+		EXPECT_EQ(splits, jt_read_key("/proc/vmstat", "direct_map_level2_splits"));
 }
 
 /*
@@ -460,6 +482,8 @@ TEST(cache_off_text_page_granular_rox)
 	char pool[512];
 	int fd;
 
+	if (jt_execmem())
+		SKIP(return, "execmem_cache=off gives back stock 6.12 (jitalloc_control checks)");
 	if (!cache_switched_off())
 		SKIP(return, "the cache is on (boot with jitalloc_cache=off to run this)");
 	if (!jt_ptdump_path())

@@ -39,6 +39,21 @@ static inline const char *jt_api_path(void)
 	return jt_execmem() ? EXECMEM_PATH : API_PATH;
 }
 
+/*
+ * Where the pages of jit text are counted, and under which key: the
+ * API's text_pages on 6.1, JitText of /proc/meminfo (in kB) on 6.12.
+ * Both move together with the text held; only their changes are compared.
+ */
+static inline const char *jt_text_path(void)
+{
+	return jt_execmem() ? "/proc/meminfo" : API_PATH;
+}
+
+static inline const char *jt_text_key(void)
+{
+	return jt_execmem() ? "JitText" : "text_pages";
+}
+
 /* Refused API calls (double frees, stray writes) so far, all kinds. */
 static inline long refused_calls(void)
 {
@@ -73,7 +88,7 @@ static inline int chunk_events_at(const char *instance, const char *user,
 
 	*freed = 0;
 	snprintf(path, sizeof(path), "%s/trace", instance);
-	snprintf(tag, sizeof(tag), "user=%s ", user);
+	snprintf(tag, sizeof(tag), "user=%s ", cache_user(user));
 	f = fopen(path, "r");
 	if (!f)
 		return -1;

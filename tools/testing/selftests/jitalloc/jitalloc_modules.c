@@ -291,14 +291,14 @@ TEST(module_init_text_from_cache)
 		}
 		for (i = 0; i < 50; i++) {
 			if (chunk_events_at(INIT_EV_INSTANCE,
-					    cache_user("module_init"), init_text,
+					    "module_init", init_text,
 					    &addr, &len, &freed) || freed)
 				break;
 			usleep(100000);
 		}
 		jt_write(INIT_EV_INSTANCE "/events/jitalloc/enable", "0");
 		EXPECT_EQ(0, chunk_events_at(INIT_EV_INSTANCE,
-					     cache_user("module_init"), init_text,
+					     "module_init", init_text,
 					     &addr, &len, &freed))
 			TH_LOG("no chunk allocation of the init text traced");
 		printf("# init text at 0x%lx: chunk 0x%lx + %lu, freed after init: %s\n",

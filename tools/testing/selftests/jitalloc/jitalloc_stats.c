@@ -138,8 +138,8 @@ static void settle_pools(void)
 TEST(trace_events_match_counters)
 {
 	struct pool_counts c0, c1, e0, e1;
-	long lost = -1;
-	char buf[4096], path[256], *p;
+	long lost = -1, kprobes_kept = 0;
+	char buf[4096], path[256], kpool[512], *p;
 	struct ev_counts c;
 	int attempt, bigmod = 0, i;
 
@@ -153,6 +153,9 @@ TEST(trace_events_match_counters)
 
 	for (attempt = 0; attempt < 3; attempt++) {
 		settle_pools();
+		/* 6.12's kprobes keep their last slot pages, as stock does */
+		if (jt_execmem() && !cache_pool("kprobes", kpool, sizeof(kpool)))
+			kprobes_kept = jt_read_key(kpool, "bytes_in_use_kprobes");
 		rmdir(EV_INSTANCE);
 		ASSERT_EQ(0, mkdir(EV_INSTANCE, 0755)) TH_LOG("%s", strerror(errno));
 		read_pool_counts(&c0);
@@ -189,7 +192,12 @@ TEST(trace_events_match_counters)
 	       e1.allocs - c1.allocs, e1.frees - c1.frees,
 	       e1.fallbacks - c1.fallbacks);
 	EXPECT_LE(16, c.bpf_allocs);
-	EXPECT_LE(1, c.kprobes_allocs);
+	if (!kprobes_kept) {
+		EXPECT_LE(1, c.kprobes_allocs);
+	} else {
+		printf("# kprobes kept %ld bytes of slot pages: the probe needs no allocation\n",
+		       kprobes_kept);
+	}
 	EXPECT_EQ(e1.allocs - c1.allocs, c.allocs);
 	EXPECT_EQ(e1.frees - c1.frees, c.frees);
 	EXPECT_EQ(e1.fallbacks - c1.fallbacks, c.fallback_allocs);

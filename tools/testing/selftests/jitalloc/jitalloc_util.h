@@ -434,13 +434,17 @@ static inline int jt_execmem(void)
 
 /*
  * The cache user that allocates for @user: on 6.12 module init text and
- * x86 ITS thunk pages are execmem's module text ("modules"), which has
- * no type of its own for them.
+ * x86 ITS thunk pages are execmem's module text ("modules"), and BPF
+ * trampolines are BPF's ("bpf"): execmem has no type of its own for them.
  */
 static inline const char *cache_user(const char *user)
 {
-	if (jt_execmem() && (!strcmp(user, "module_init") || !strcmp(user, "its")))
+	if (!jt_execmem())
+		return user;
+	if (!strcmp(user, "module_init") || !strcmp(user, "its"))
 		return "modules";
+	if (!strcmp(user, "bpf_trampoline"))
+		return "bpf";
 	return user;
 }
 
