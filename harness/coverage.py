@@ -16,6 +16,12 @@ import os
 import sys
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+# what a 6.12 execmem boot runs (harness/guest/scenarios/execmem.sh)
+V2_SUITES = ('kunit.execmem_cache.', 'kunit.execmem_blocks.',
+             'selftest.jitalloc_control.', 'selftest.jitalloc_modules.',
+             'selftest.jitalloc_users.', 'selftest.jitalloc_cache.',
+             'selftest.jitalloc_stats.', 'selftest.jitalloc_churn.',
+             'selftest.jitalloc_prot.')
 # (boot, its expected-skips file or None, tier, suites it runs)
 BOOTS = [
     ('x86_64-default', 'x86_64-default', 'test', None),
@@ -28,28 +34,21 @@ BOOTS = [
     ('arm64-debug', 'arm64-debug', 'test-all', None),
     ('x86_64-stock control', None, 'test-all', ('selftest.jitalloc_control.',)),
     ('6.12 x86_64-default', '6.12-x86_64-default', 'test',
-     ('kunit.execmem_cache.', 'kunit.execmem_blocks.',
-      'selftest.jitalloc_control.', 'selftest.jitalloc_modules.',
-      'selftest.jitalloc_churn.')),
+     V2_SUITES),
     ('6.12 x86_64 execmem_cache=off control', None, 'test',
      ('selftest.jitalloc_control.',)),
     ('6.12 x86_64-stock control', None, 'test', ('selftest.jitalloc_control.',)),
     ('6.12 arm64-default', '6.12-arm64-default', 'test',
-     ('kunit.execmem_cache.', 'kunit.execmem_blocks.',
-      'selftest.jitalloc_control.', 'selftest.jitalloc_modules.',
-      'selftest.jitalloc_churn.')),
+     V2_SUITES),
+    ('6.12 arm64 kpti=1, BTI CPU', None, 'test', ('selftest.jitalloc_prot.',)),
     ('6.12 arm64 execmem_cache=off control', '6.12-arm64-stock', 'test',
      ('selftest.jitalloc_control.',)),
     ('6.12 arm64-stock control', '6.12-arm64-stock', 'test',
      ('selftest.jitalloc_control.',)),
     ('6.12 x86_64-debug', '6.12-x86_64-debug', 'test-all',
-     ('kunit.execmem_cache.', 'kunit.execmem_blocks.',
-      'selftest.jitalloc_control.', 'selftest.jitalloc_modules.',
-      'selftest.jitalloc_churn.')),
+     V2_SUITES),
     ('6.12 arm64-16k', '6.12-arm64-16k', 'test-all',
-     ('kunit.execmem_cache.', 'kunit.execmem_blocks.',
-      'selftest.jitalloc_control.', 'selftest.jitalloc_modules.',
-      'selftest.jitalloc_churn.')),
+     V2_SUITES),
 ]
 # the negative control's cases run on stock kernels (and as v2's claims);
 # execmem's KUnit tests are v2's, on 6.12 only

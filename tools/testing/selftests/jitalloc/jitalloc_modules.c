@@ -936,6 +936,22 @@ static int klp_settled(const char *name)
 	return -1;
 }
 
+/*
+ * Unload livepatch @name once disabled: its transition is over, but the
+ * module reference goes with the patch, freed by a work item after that,
+ * so delete_module() may say EAGAIN for a little while (up to 6 s).
+ */
+static int klp_unload(const char *name)
+{
+	int i, err = jt_module_unload(name);
+
+	for (i = 0; i < 60 && err == -EAGAIN; i++) {
+		usleep(100000);
+		err = jt_module_unload(name);
+	}
+	return err;
+}
+
 /* Kernel log records from now on: a /dev/kmsg reader at its end. */
 static int kmsg_from_now(void)
 {
@@ -1006,7 +1022,7 @@ TEST(livepatch_samples)
 	ASSERT_EQ(0, klp_settled("livepatch_sample"));
 	ASSERT_LT(0, jt_read("/proc/cmdline", now, sizeof(now)));
 	EXPECT_STREQ(orig, now);
-	EXPECT_EQ(0, jt_module_unload("livepatch_sample"));
+	EXPECT_EQ(0, klp_unload("livepatch_sample"));
 
 	kmsg = kmsg_from_now();
 	ASSERT_LE(0, kmsg);
@@ -1019,7 +1035,7 @@ TEST(livepatch_samples)
 	ASSERT_EQ(0, jt_module_load(path, "")) TH_LOG("loading %s", path);
 	ASSERT_EQ(0, jt_write(KLP_DIR "livepatch_callbacks_demo/enabled", "0"));
 	ASSERT_EQ(0, klp_settled("livepatch_callbacks_demo"));
-	EXPECT_EQ(0, jt_module_unload("livepatch_callbacks_demo"));
+	EXPECT_EQ(0, klp_unload("livepatch_callbacks_demo"));
 	EXPECT_EQ(0, jt_module_unload("livepatch_callbacks_mod"));
 	EXPECT_EQ(0, jt_module_unload("livepatch_callbacks_busymod"));
 	kmsg_collect(kmsg, log, sizeof(log));
@@ -1078,7 +1094,7 @@ TEST(livepatch_klp_relocation)
 
 	ASSERT_EQ(0, jt_write(KLP_DIR "jitalloc_klp/enabled", "0"));
 	ASSERT_EQ(0, klp_settled("jitalloc_klp"));
-	EXPECT_EQ(0, jt_module_unload("jitalloc_klp"));
+	EXPECT_EQ(0, klp_unload("jitalloc_klp"));
 	/* the test module comes back unpatched */
 	ASSERT_EQ(0, jt_module_load(jt_testmod_path(), ""));
 	ASSERT_LT(0, jt_read("/sys/module/" TESTMOD_NAME "/parameters/patchable",

@@ -116,7 +116,8 @@ TEST(bpf_programs_jit_and_run)
 #define TRAMP_FUNC	"bpf_fentry_test1"
 
 #define ARM64_NO_FENTRY	\
-	"arm64 6.1 attaches fentry/fexit to kernel functions only with ftrace direct calls, which it lacks"
+	"arm64 attaches fentry/fexit to kernel functions only with ftrace direct calls, " \
+	"which this kernel lacks (6.1 has none; 6.12 needs DYNAMIC_FTRACE_WITH_CALL_OPS)"
 
 /* "r0 = @ret; exit" of @type attached to kernel BTF type @btf_id */
 static int btf_prog_load(int type, int attach_type, long btf_id, int ret)
