@@ -2,6 +2,7 @@
 # jitalloc: thin entry points; the work is done by harness/*.sh.
 #
 #   make run      build + boot the patched x86_64 kernel, run the demo
+#                 (v2 on 6.12 unless BASE=6.1 asks for the RFC series)
 #   make test     static checks, x86_64 and arm64 booted with their tests, and
 #                 the stock control; ends "N passed, N failed, N skipped"
 #   make test-all make test plus the debug (KASAN, lockdep, kmemleak, fault
@@ -33,8 +34,10 @@ export ACCEL BASE
 
 .PHONY: run test test-all bench modtext kaslr hangrate soak shell check series series-check patches reset-tree cross deb deps clean
 
+# make run shows v2 (6.12) unless BASE says otherwise; everything else
+# defaults to 6.1 (harness/lib.sh)
 run:
-	@harness/run.sh $(ARCH) $(VARIANT) demo
+	@BASE=$${BASE:-6.12} harness/run.sh $(ARCH) $(VARIANT) demo
 
 test:
 	@harness/test.sh

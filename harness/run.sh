@@ -14,7 +14,7 @@ check_variant "$variant"
 "$TOP/harness/build.sh" "$arch" "$variant" || exit 1
 "$TOP/harness/initramfs.sh" "$arch" "$variant" || exit 1
 [ "$mode" = interactive ] && exec "$TOP/harness/boot.sh" "$arch" "$variant" "$scenario" interactive
-# The demo's stock column: stock 6.1 built from the same configuration
+# The demo's stock column: the stock base built from the same configuration
 # and running the same workload (STOCK=0 leaves it out: one build less).
 stock=
 if [ "$scenario" = demo ] && [ "$variant" != stock ] && [ "${STOCK:-1}" != 0 ]; then
@@ -31,7 +31,7 @@ if [ "$scenario" = demo ]; then
 	fi
 	echo
 	python3 "$TOP/harness/run_story.py" "$log" "$arch" "$variant" \
-		${stock:+--stock "$stock"} || rc=1
+		--base "$BASE" ${stock:+--stock "$stock"} || rc=1
 	exit $rc
 fi
 echo "--- guest output ($scenario):"

@@ -8,6 +8,7 @@ and jitstat's summary of the pools while it was loaded.  The raw pool
 statistics stay in the log.
 
 Usage: run_story.py CONSOLE_LOG ARCH VARIANT [--stock STOCK_CONSOLE_LOG]
+                    [--base 6.1|6.12]
 """
 import argparse
 import re
@@ -28,9 +29,9 @@ PHASES = ('before', 'loaded', 'after')
 # lines).  Counters not listed are explained in
 # Documentation/admin-guide/mm/jitalloc.rst.
 EXPLAIN = {
-    'refused_frees': 'jit_free() calls refused (double or foreign frees): '
-                     'a bug in a kernel user, see "jitalloc: refused from" '
-                     'in the log',
+    'refused_frees': 'frees refused (double or foreign frees of jit_free(), '
+                     'execmem_free() on 6.12): a bug in a kernel user, see '
+                     'the "refused" warning in the log',
     'refused_updates': 'writes refused for lying outside an allocation: '
                        'a bug in a kernel user',
     'refused_types': 'allocations refused for a wrong type: a bug in a '
@@ -113,19 +114,22 @@ def main():
     ap.add_argument('log')
     ap.add_argument('arch')
     ap.add_argument('variant')
-    ap.add_argument('--stock', help='console log of stock 6.1 running the demo')
+    ap.add_argument('--stock', help='console log of the stock kernel running the demo')
+    ap.add_argument('--base', default='6.1', choices=('6.1', '6.12'),
+                    help='the kernel the series is against (6.12: v2)')
     args = ap.parse_args()
     metrics, workload, stat, raw, end_rc = parse(args.log)
     stock = parse(args.stock)[0] if args.stock else None
 
-    print(f'jitalloc demo: {args.arch} kernel, variant {args.variant}'
-          + (', beside stock 6.1 from the same configuration' if stock else ''))
+    series = 'jitalloc' if args.base == '6.1' else 'v2'
+    print(f'jitalloc demo ({series} on {args.base}): {args.arch} kernel, variant {args.variant}'
+          + (f', beside stock {args.base} from the same configuration' if stock else ''))
     print('workload: ' + ('; '.join(workload) if workload else 'none reported'))
     print()
     w = 7
     head = f'{"":34}' + ''.join(f'{p:>{w}}' for p in PHASES)
     if stock:
-        print(f'{"":34}{"jitalloc":^{3 * w}} {"stock":^{3 * w}}')
+        print(f'{"":34}{series:^{3 * w}} {"stock":^{3 * w}}')
         head += ' ' + ''.join(f'{p:>{w}}' for p in PHASES)
     print(head)
     for key, label in ROWS:
