@@ -112,8 +112,9 @@ if [ "$mode" = interactive ]; then
 fi
 
 start=$(date +%s)
-printf '==> %-42s ' "boot $arch-$variant ($scenario, $accel)"
-: >"$log"
+printf '==> %-42s ' "boot $arch-$variant ($scenario, $accel${tcg_opts:+, one thread})"
+# the QEMU it ran on, for whoever compares timings across boots
+echo "### qemu accel $accel${tcg_opts:+ thread=single}" >"$log"
 # the long bench boots show the workload's progress lines as they come
 progress=
 case "$scenario" in

@@ -169,6 +169,17 @@ for f in $(find v2 -name '*.[ch]' | sort); do
 done
 one "make series BASE=6.12: git am of every v2 patch, added files equal to the repo's" \
 	env BASE=6.12 "$TOP/harness/series.sh"
+# v2's jitstat as its patch builds it: tools/mm's own Makefile (with
+# libapi) and "make -C tools/mm test", in the exported series' tree
+jitstat_tools_mm() {
+	local d=$BUILD/6.12/src/series-export/tools/mm rc
+	[ -f "$d/jitstat.c" ] || { echo "no tools/mm/jitstat.c in the v2 export"; return 1; }
+	make -s -C "$d" jitstat test 2>&1 | tail -n 3
+	rc=${PIPESTATUS[0]}
+	make -s -C "$d" clean >/dev/null 2>&1
+	return "$rc"
+}
+one "v2 tools/mm/jitstat: make -C tools/mm jitstat test" jitstat_tools_mm
 for p in "$BUILD"/6.12/series/[0-9][0-9][0-9][0-9]-*.patch; do
 	case "$p" in */0000-*) continue ;; esac
 	[ -f "$p" ] || { one "exported v2 series present" false; break; }

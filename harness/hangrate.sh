@@ -11,6 +11,9 @@
 # as build/logs/hangrate/ARCH-VARIANT-N.log.
 # Usage: harness/hangrate.sh [ARCH]
 . "$(dirname "$0")/lib.sh"
+# vCPUs in threads of their own (QEMU's MTTCG), the way the hangs it counts
+# were seen, also on 6.12 x86_64, whose boots otherwise share one thread
+export TCG_THREAD=${TCG_THREAD:-multi}
 
 arch=${1:-x86_64}
 boots=${BOOTS:-30}

@@ -11,6 +11,7 @@ Usage: run_story.py CONSOLE_LOG ARCH VARIANT [--stock STOCK_CONSOLE_LOG]
                     [--base 6.1|6.12]
 """
 import argparse
+import os
 import re
 import sys
 
@@ -115,8 +116,10 @@ def main():
     ap.add_argument('arch')
     ap.add_argument('variant')
     ap.add_argument('--stock', help='console log of the stock kernel running the demo')
-    ap.add_argument('--base', default='6.1', choices=('6.1', '6.12'),
-                    help='the kernel the series is against (6.12: v2)')
+    ap.add_argument('--base', default=os.environ.get('BASE') or '6.1',
+                    choices=('6.1', '6.12'),
+                    help='the kernel the series is against (6.12: v2); '
+                         'default $BASE, else 6.1')
     args = ap.parse_args()
     metrics, workload, stat, raw, end_rc = parse(args.log)
     stock = parse(args.stock)[0] if args.stock else None

@@ -434,28 +434,38 @@ prom_check "$T/out" &&
 ok $? "enabled 0: --prometheus"
 
 # execmem's file where the cache is an execmem backend (6.12): its refused
-# calls reported as the API's, the off switch named as that kernel's
+# calls reported as the API's; switched off, execmem makes no pool at all
+# and says so in its rox_<type> keys
 X=$T/execmem/jitalloc
 mkdir -p "$X"
 cat >"$X/execmem" <<EOF
 rox_modules 1
 rox_bpf 1
+rox_module_data 0
 refused_frees 2
 refused_updates 3
-cache_pages 0
+cache_pages 512
 exec_alias_writable 0
 EOF
-cp "$O/modules+kprobes+ftrace+bpf" "$X"
+cp "$D/modules+kprobes+ftrace+bpf" "$X"
 run --debugfs "$T/execmem" --proc "$T/proc" -p 4096
-[ $rc = 0 ] && narrow "$T/out" &&
-	grep -q '^off: cache switched off at boot (execmem_cache=off)' "$T/out" &&
+[ $rc = 0 ] && narrow "$T/out" && ! grep -q '^off:' "$T/out" &&
 	grep -q '^Refused calls: refused_frees 2, refused_updates 3$' "$T/out"
-ok $? "execmem's file: refused calls, execmem_cache=off"
+ok $? "execmem's file: refused calls, no off note while types are cached"
 run --debugfs "$T/execmem" --proc "$T/proc" -p 4096 --prometheus
 prom_check "$T/out" &&
 	grep -Fxq 'jitalloc_refused_frees_total 2' "$T/out" &&
 	grep -Fxq 'jitalloc_exec_alias_writable_pages 0' "$T/out"
 ok $? "execmem's file: --prometheus"
+XO=$T/execmemoff/jitalloc
+mkdir -p "$XO"
+sed -e 's/^\(rox_[a-z_]*\) .*/\1 0/' -e 's/^\(refused_[a-z]*\) .*/\1 0/' \
+	-e 's/^cache_pages .*/cache_pages 0/' "$X/execmem" >"$XO/execmem"
+run --debugfs "$T/execmemoff" --proc "$T/proc" -p 4096
+[ $rc = 0 ] && narrow "$T/out" &&
+	grep -q '^off: execmem caches no type (execmem_cache=off' "$T/out" &&
+	! grep -q '^Refused calls' "$T/out"
+ok $? "execmem_cache=off: no pool, the off note from execmem's rox_ keys"
 
 # no debugfs: the reduced report from /proc
 run --debugfs "$T/nonexistent" --proc "$T/proc"

@@ -893,7 +893,29 @@ static void add_addresses(struct table *t, const struct stat_file *f)
 static const char off_note[] =
 	"off: cache switched off at boot (jitalloc_cache=off); its text is page-granular";
 static const char off_note_execmem[] =
-	"off: cache switched off at boot (execmem_cache=off); its text is page-granular";
+	"off: execmem caches no type (execmem_cache=off); its text is page-granular";
+
+/*
+ * Where the cache is an execmem backend, switching it off (execmem_cache=off)
+ * creates no pool at all: execmem's file says no type is read-only from the
+ * start (every rox_<type> 0).
+ */
+static bool execmem_off(const struct stat_file *api)
+{
+	bool any = false;
+	int i;
+
+	if (!api || strcmp(api->name, "execmem"))
+		return false;
+	for (i = 0; i < api->nr; i++) {
+		if (!starts_with(api->kv[i].key, "rox_"))
+			continue;
+		if (strtoull(api->kv[i].val, NULL, 10))
+			return false;
+		any = true;
+	}
+	return any;
+}
 
 /* The lines under the table: what is off, wrong, refused, held */
 static void add_notes(struct table *t, const struct snapshot *s)
@@ -912,9 +934,10 @@ static void add_notes(struct table *t, const struct snapshot *s)
 		}
 	}
 	f = find(s, FILE_API, NULL);
-	if (off)
-		add_text(t, f && !strcmp(f->name, "execmem") ?
-			 off_note_execmem : off_note);
+	if (execmem_off(f))
+		add_text(t, off_note_execmem);
+	else if (off)
+		add_text(t, off_note);
 
 	for (f = s->files; f < s->files + s->nr; f++) {
 		for (i = 0; f->type != FILE_OTHER && i < f->nr; i++) {

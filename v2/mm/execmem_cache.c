@@ -277,6 +277,41 @@ static bool execmem_fallback_find(unsigned long addr, unsigned long *start,
 	return true;
 }
 
+/*
+ * Take the page-granular allocation that starts at @addr out of the tree:
+ * found and erased under one hold of the tree's lock, so that of two frees
+ * of it only one gets it.  The erase does not fail, as in
+ * jit_mtree_erase_range().  Return its entry, with its last byte in
+ * *@last; NULL when no allocation holds @addr; ERR_PTR(-EINVAL) when one
+ * holds it but does not start there (nothing is erased).
+ */
+static void *execmem_fallback_take(unsigned long addr, unsigned long *last)
+{
+	MA_STATE(mas, &execmem_fallbacks, addr, addr);
+	void *entry;
+
+	mtree_lock(&execmem_fallbacks);
+	for (;;) {
+		entry = mas_walk(&mas);
+		if (!entry)
+			break;
+		if (mas.index != addr) {
+			entry = ERR_PTR(-EINVAL);
+			break;
+		}
+		*last = mas.last;
+		if (!mas_store_gfp(&mas, NULL, GFP_NOWAIT | __GFP_NOWARN))
+			break;
+		mas_destroy(&mas);
+		mtree_unlock(&execmem_fallbacks);
+		memalloc_retry_wait(GFP_KERNEL);
+		mtree_lock(&execmem_fallbacks);
+		mas_set(&mas, addr);
+	}
+	mtree_unlock(&execmem_fallbacks);
+	return entry;
+}
+
 /**
  * execmem_cache_free() - free what the cache or its fallback handed out
  * @p: the start of an allocation, or of memory execmem_free() frees
@@ -288,8 +323,9 @@ static bool execmem_fallback_find(unsigned long addr, unsigned long *start,
  */
 bool execmem_cache_free(void *p, const void *caller)
 {
-	unsigned long addr = (unsigned long)p, start, last;
+	unsigned long addr = (unsigned long)p, last;
 	enum execmem_type type;
+	void *entry;
 	int err;
 
 	if (!execmem_cache_used)
@@ -298,14 +334,14 @@ bool execmem_cache_free(void *p, const void *caller)
 	if (!err)
 		return true;
 	if (err == -ENOENT) {
-		if (!execmem_fallback_find(addr, &start, &last, &type))
+		entry = execmem_fallback_take(addr, &last);
+		if (!entry)
 			return false;
-		if (start == addr) {
-			long pages = (last + 1 - start) >> PAGE_SHIFT;
-
-			jit_mtree_erase_range(&execmem_fallbacks, start, last);
-			jit_cache_pool_count_fallback(execmem_pools[type], -pages);
-			trace_jit_free(p, pages << PAGE_SHIFT,
+		if (!IS_ERR(entry)) {
+			type = xa_to_value(entry);
+			jit_cache_pool_count_fallback(execmem_pools[type],
+						      -(long)((last + 1 - addr) >> PAGE_SHIFT));
+			trace_jit_free(p, last + 1 - addr,
 				       jit_type_name((enum jit_alloc_type)type),
 				       JIT_TRACE_BACKEND_VMALLOC);
 			return false;

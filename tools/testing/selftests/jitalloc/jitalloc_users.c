@@ -181,18 +181,46 @@ static int tramp_pool(struct __test_metadata *_metadata, char *pool,
 }
 
 /*
+ * BPF trampoline images as kallsyms lists them (bpf_trampoline_<key>,
+ * [bpf]), not the pools' counters: how many there are, and in *@outside
+ * how many do not lie in a huge page of @pool.
+ */
+static int tramp_ksyms(const char *pool, int *outside)
+{
+	char line[256], name[128], mod[64];
+	unsigned long addr;
+	int n = 0;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	*outside = 0;
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strstr(line, " bpf_trampoline_") ||
+		    sscanf(line, "%lx %*s %127s %63s", &addr, name, mod) != 3 ||
+		    strcmp(mod, "[bpf]"))
+			continue;
+		n++;
+		*outside += !in_huge_page(pool, addr);
+	}
+	fclose(f);
+	return n;
+}
+
+/*
  * fentry and fexit programs on a kernel function: their trampoline runs
  * them on every call while attached and never after, and the text it took is
  * given back (JitText's pages, after the trampoline's RCU-tasks grace).
  * Where programs come from the cache, so do trampolines: their bytes in
  * use (bytes_in_use_bpf_trampoline; on 6.12 execmem counts them with the
  * programs, so the step is read between the loads and the attach) grow
- * when the trampoline is attached and are back when all is closed.
+ * when the trampoline is attached and are back when all is closed, and
+ * kallsyms lists the image in one of the pool's huge pages.
  */
 TEST(bpf_trampolines_fentry_fexit)
 {
 	long id, before, during, enter, leave, tb0 = 0, tbl = 0, tb1 = 0;
-	int progs[2], links[2], i, cached;
+	int progs[2], links[2], i, cached, n, outside;
 	char pool[512];
 	struct jt_btf btf;
 
@@ -213,8 +241,9 @@ TEST(bpf_trampolines_fentry_fexit)
 	ASSERT_LE(0, progs[0]) TH_LOG("fentry on %s: %s", TRAMP_FUNC, strerror(errno));
 	progs[1] = btf_prog_load(BPF_PROG_TYPE_TRACING, BPF_TRACE_FEXIT, id, 0);
 	ASSERT_LE(0, progs[1]) TH_LOG("fexit on %s: %s", TRAMP_FUNC, strerror(errno));
+	/* programs of earlier tests are freed after an RCU grace period */
 	if (cached)
-		tbl = jt_read_key(pool, bytes_key("bpf_trampoline"));
+		tbl = settled_key_for(pool, bytes_key("bpf_trampoline"), 5);
 	for (i = 0; i < 2; i++) {
 		links[i] = tracing_attach(progs[i]);
 #ifdef __aarch64__
@@ -235,6 +264,10 @@ TEST(bpf_trampolines_fentry_fexit)
 	if (cached) {
 		tb1 = jt_read_key(pool, bytes_key("bpf_trampoline"));
 		EXPECT_LT(tbl, tb1) TH_LOG("the trampoline took no chunk of the cache");
+		n = tramp_ksyms(pool, &outside);
+		EXPECT_LT(0, n) TH_LOG("no bpf_trampoline_ in /proc/kallsyms");
+		EXPECT_EQ(0, outside) TH_LOG("%d of %d trampolines outside %s",
+					     outside, n, pool);
 	}
 	for (i = 0; i < 10; i++)
 		ASSERT_EQ(0, tracing_test_run(progs[0]));
@@ -333,7 +366,7 @@ static int btf_target_load(int *btf_fd)
 TEST(bpf_trampoline_fexit_on_program)
 {
 	long during, after, runs, tb0 = 0, tbl = 0, tb1 = 0;
-	int target, btf_fd, prog, link, i, cached;
+	int target, btf_fd, prog, link, i, cached, n, outside;
 	union bpf_attr attr;
 	char pool[512];
 	struct bpf_insn insns[] = {
@@ -361,12 +394,16 @@ TEST(bpf_trampoline_fexit_on_program)
 	prog = jt_bpf(BPF_PROG_LOAD, &attr);
 	ASSERT_LE(0, prog) TH_LOG("fexit on a program: %s", strerror(errno));
 	if (cached)
-		tbl = jt_read_key(pool, bytes_key("bpf_trampoline"));
+		tbl = settled_key_for(pool, bytes_key("bpf_trampoline"), 5);
 	link = tracing_attach(prog);
 	ASSERT_LE(0, link) TH_LOG("attach: %s", strerror(errno));
 	if (cached) {
 		tb1 = jt_read_key(pool, bytes_key("bpf_trampoline"));
 		EXPECT_LT(tbl, tb1) TH_LOG("the trampoline took no chunk of the cache");
+		n = tramp_ksyms(pool, &outside);
+		EXPECT_LT(0, n) TH_LOG("no bpf_trampoline_ in /proc/kallsyms");
+		EXPECT_EQ(0, outside) TH_LOG("%d of %d trampolines outside %s",
+					     outside, n, pool);
 	}
 	for (i = 0; i < 10; i++)
 		ASSERT_EQ(0, jt_bpf_run(target));
