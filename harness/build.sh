@@ -29,7 +29,7 @@ esac
 debcfg=
 if [ "$variant" = deb ]; then
 	debcfg=$(deb_config_file "$arch") || exit 1
-	[ -f "$debcfg" ] || die "$debcfg not found: install linux-config-6.1 (make deps)"
+	[ -f "$debcfg" ] || die "$debcfg not found: install linux-config-$BASE (BASE=$BASE harness/deps.sh --deb $arch, which make deb runs first)"
 	frags="$TOP/configs/production.config $TOP/configs/deb.config"
 fi
 [ "$variant" = debug ] && frags="$frags $TOP/configs/debug.config"
