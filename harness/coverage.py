@@ -47,6 +47,8 @@ BOOTS = [
      ('selftest.jitalloc_control.',)),
     ('6.12 x86_64-debug', '6.12-x86_64-debug', 'test-all',
      V2_SUITES),
+    ('6.12 arm64-debug', '6.12-arm64-debug', 'test-all',
+     V2_SUITES),
     ('6.12 arm64-16k', '6.12-arm64-16k', 'test-all',
      V2_SUITES),
 ]

@@ -5,7 +5,7 @@
 # --stress also unpacks stress-ng and its libraries for each ARCH's guest
 # into build/dl/ARCH/root (make soak), without installing them.
 # --plots also installs python3-matplotlib (make bench draws its plots).
-# --deb also installs Debian's kernel configurations and dpkg-dev (make deb).
+# --deb also installs Debian's kernel configurations and dpkg-dev and debhelper (make deb).
 # --docs also installs Sphinx and its Read the Docs theme (harness/docs.sh).
 . "$(dirname "$0")/lib.sh"
 
@@ -28,7 +28,8 @@ ARM64_PKGS="qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross"
 arches=${*:-$ARCHES}
 want=$PKGS
 [ -n "$plots" ] && want="$want python3-matplotlib"
-[ -n "$deb" ] && want="$want linux-config-$BASE dpkg-dev rsync"
+# bindeb-pkg: 6.12's packaging rules run debhelper's dh_* tools
+[ -n "$deb" ] && want="$want linux-config-$BASE dpkg-dev rsync debhelper"
 [ -n "$docs" ] && want="$want python3-sphinx python3-sphinx-rtd-theme"
 for a in $arches; do
 	check_arch "$a"

@@ -20,9 +20,9 @@ CI_TARGETS="x86_64:default"
 # arm64; V2_TEST_TARGETS overrides the tier's list ("" skips v2).
 V2_CI_TARGETS="x86_64:default x86_64:stock arm64:default arm64:stock"
 # make test-all adds arm64 with 16K pages (its cache pages are 2 MiB runs
-# of contiguous PTEs) and the x86_64 debug kernel (KASAN, lockdep,
-# kmemleak, livepatch).
-V2_ALL_TARGETS="$V2_CI_TARGETS arm64:16k x86_64:debug"
+# of contiguous PTEs) and the debug kernels (KASAN, lockdep, kmemleak,
+# fault injection; x86_64 also livepatch, arm64 KASAN_VMALLOC).
+V2_ALL_TARGETS="$V2_CI_TARGETS arm64:16k x86_64:debug arm64:debug"
 # make test-all, before an issue is resolved: the checkers (KASAN,
 # lockdep, kmemleak, fault injection, livepatch, BPF trampolines) on both
 # architectures, arm64 with 16K pages, and a kernel without modules.
