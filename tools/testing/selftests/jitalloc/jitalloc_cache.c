@@ -210,32 +210,6 @@ static int check_all_pools(struct __test_metadata *_metadata)
 #define MAX_SLOT_PAGES	16
 
 /*
- * The instruction slot pages kprobes holds, as kallsyms lists them
- * (kprobe_insn_page and kprobe_optinsn_page, [__builtin__kprobes]): not
- * the pools' counters.  Their number, at most @max in @addrs.
- */
-static int kprobe_slot_pages(unsigned long *addrs, int max)
-{
-	char line[256], name[64], mod[64];
-	unsigned long addr;
-	int n = 0;
-	FILE *f = fopen("/proc/kallsyms", "r");
-
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strstr(line, "[__builtin__kprobes]") ||
-		    sscanf(line, "%lx %*s %63s %63s", &addr, name, mod) != 3)
-			continue;
-		if ((!strcmp(name, "kprobe_insn_page") ||
-		     !strcmp(name, "kprobe_optinsn_page")) && n < max)
-			addrs[n++] = addr;
-	}
-	fclose(f);
-	return n;
-}
-
-/*
  * A kprobe inside a function (not on its ftrace call site, where x86
  * kprobes ride ftrace and need no slot) takes an instruction slot, from a
  * slot page the cache serves: bytes_in_use_kprobes rises while the probe
@@ -289,9 +263,11 @@ TEST(kprobe_slots_from_cache)
 		if (optimized)
 			EXPECT_LE(before + 2 * 64, probed);
 	}
-	n = kprobe_slot_pages(slot_pages, MAX_SLOT_PAGES);
+	/* kprobe_insn_page and kprobe_optinsn_page, as kallsyms lists them */
+	n = jt_kallsyms_addrs("kprobe_", "[__builtin__kprobes]", slot_pages,
+			      MAX_SLOT_PAGES);
 	EXPECT_LT(0, n) TH_LOG("no kprobe_insn_page in /proc/kallsyms");
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n && i < MAX_SLOT_PAGES; i++)
 		EXPECT_TRUE(in_huge_page(pool, slot_pages[i]))
 			TH_LOG("slot page 0x%lx is not in a huge page of %s",
 			       slot_pages[i], pool);

@@ -180,31 +180,29 @@ static int tramp_pool(struct __test_metadata *_metadata, char *pool,
 	return cached;
 }
 
-/*
- * BPF trampoline images as kallsyms lists them (bpf_trampoline_<key>,
- * [bpf]), not the pools' counters: how many there are, and in *@outside
- * how many do not lie in a huge page of @pool.
- */
-static int tramp_ksyms(const char *pool, int *outside)
-{
-	char line[256], name[128], mod[64];
-	unsigned long addr;
-	int n = 0;
-	FILE *f = fopen("/proc/kallsyms", "r");
+#define MAX_TRAMPS	64
 
-	*outside = 0;
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f)) {
-		if (!strstr(line, " bpf_trampoline_") ||
-		    sscanf(line, "%lx %*s %127s %63s", &addr, name, mod) != 3 ||
-		    strcmp(mod, "[bpf]"))
-			continue;
-		n++;
-		*outside += !in_huge_page(pool, addr);
-	}
-	fclose(f);
-	return n;
+/*
+ * The trampoline just attached took bytes of @pool (more than @tbl in
+ * use), and kallsyms lists every trampoline image (bpf_trampoline_<key>,
+ * [bpf]) in one of the pool's huge pages: not the counters alone.
+ * Return the bytes in use now.
+ */
+static long expect_tramp_in_pool(struct __test_metadata *_metadata,
+				 const char *pool, long tbl)
+{
+	unsigned long addrs[MAX_TRAMPS];
+	long tb1 = jt_read_key(pool, bytes_key("bpf_trampoline"));
+	int n, i, outside = 0;
+
+	EXPECT_LT(tbl, tb1) TH_LOG("the trampoline took no chunk of the cache");
+	n = jt_kallsyms_addrs("bpf_trampoline_", "[bpf]", addrs, MAX_TRAMPS);
+	EXPECT_LT(0, n) TH_LOG("no bpf_trampoline_ in /proc/kallsyms");
+	for (i = 0; i < n && i < MAX_TRAMPS; i++)
+		outside += !in_huge_page(pool, addrs[i]);
+	EXPECT_EQ(0, outside) TH_LOG("%d of %d trampolines outside %s",
+				     outside, n, pool);
+	return tb1;
 }
 
 /*
@@ -220,7 +218,7 @@ static int tramp_ksyms(const char *pool, int *outside)
 TEST(bpf_trampolines_fentry_fexit)
 {
 	long id, before, during, enter, leave, tb0 = 0, tbl = 0, tb1 = 0;
-	int progs[2], links[2], i, cached, n, outside;
+	int progs[2], links[2], i, cached;
 	char pool[512];
 	struct jt_btf btf;
 
@@ -261,14 +259,8 @@ TEST(bpf_trampolines_fentry_fexit)
 		ASSERT_LE(0, links[i]) TH_LOG("attach: %s", strerror(errno));
 	}
 	during = jt_read_key(jt_text_path(), jt_text_key());
-	if (cached) {
-		tb1 = jt_read_key(pool, bytes_key("bpf_trampoline"));
-		EXPECT_LT(tbl, tb1) TH_LOG("the trampoline took no chunk of the cache");
-		n = tramp_ksyms(pool, &outside);
-		EXPECT_LT(0, n) TH_LOG("no bpf_trampoline_ in /proc/kallsyms");
-		EXPECT_EQ(0, outside) TH_LOG("%d of %d trampolines outside %s",
-					     outside, n, pool);
-	}
+	if (cached)
+		tb1 = expect_tramp_in_pool(_metadata, pool, tbl);
 	for (i = 0; i < 10; i++)
 		ASSERT_EQ(0, tracing_test_run(progs[0]));
 	enter = prog_run_cnt(progs[0]);
@@ -366,7 +358,7 @@ static int btf_target_load(int *btf_fd)
 TEST(bpf_trampoline_fexit_on_program)
 {
 	long during, after, runs, tb0 = 0, tbl = 0, tb1 = 0;
-	int target, btf_fd, prog, link, i, cached, n, outside;
+	int target, btf_fd, prog, link, i, cached;
 	union bpf_attr attr;
 	char pool[512];
 	struct bpf_insn insns[] = {
@@ -397,14 +389,8 @@ TEST(bpf_trampoline_fexit_on_program)
 		tbl = settled_key_for(pool, bytes_key("bpf_trampoline"), 5);
 	link = tracing_attach(prog);
 	ASSERT_LE(0, link) TH_LOG("attach: %s", strerror(errno));
-	if (cached) {
-		tb1 = jt_read_key(pool, bytes_key("bpf_trampoline"));
-		EXPECT_LT(tbl, tb1) TH_LOG("the trampoline took no chunk of the cache");
-		n = tramp_ksyms(pool, &outside);
-		EXPECT_LT(0, n) TH_LOG("no bpf_trampoline_ in /proc/kallsyms");
-		EXPECT_EQ(0, outside) TH_LOG("%d of %d trampolines outside %s",
-					     outside, n, pool);
-	}
+	if (cached)
+		tb1 = expect_tramp_in_pool(_metadata, pool, tbl);
 	for (i = 0; i < 10; i++)
 		ASSERT_EQ(0, jt_bpf_run(target));
 	during = prog_run_cnt(prog);

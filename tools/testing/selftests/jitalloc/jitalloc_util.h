@@ -395,6 +395,34 @@ static inline unsigned long jt_kallsyms_addr(const char *mod, const char *name)
 	return ret;
 }
 
+/*
+ * The symbols /proc/kallsyms lists in module @mod ("[bpf]",
+ * "[__builtin__kprobes]") whose names start with @prefix: how many there
+ * are, the addresses of the first @max in @addrs; -1 if it cannot be read.
+ */
+static inline int jt_kallsyms_addrs(const char *prefix, const char *mod,
+				    unsigned long *addrs, int max)
+{
+	char line[256], name[128], m[64];
+	unsigned long addr;
+	int n = 0;
+	FILE *f = fopen("/proc/kallsyms", "r");
+
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f)) {
+		if (!strstr(line, mod) ||
+		    sscanf(line, "%lx %*s %127s %63s", &addr, name, m) != 3 ||
+		    strcmp(m, mod) || strncmp(name, prefix, strlen(prefix)))
+			continue;
+		if (n < max)
+			addrs[n] = addr;
+		n++;
+	}
+	fclose(f);
+	return n;
+}
+
 static inline const char *jt_testmod_path(void)
 {
 	const char *p = getenv("JITALLOC_TESTMOD");
