@@ -68,6 +68,11 @@ static struct churn_stat *churn_me, *churn_all;
  * (faults injected, or a soak's memory pressure: ENOMEM is an answer).
  */
 static int churn_seconds = CHURN_SECONDS, churn_faults, churn_tolerant;
+/*
+ * jt_execmem(), asked before faults are injected: under them its access()
+ * can fail for want of memory and take 6.12 for 6.1
+ */
+static int churn_execmem;
 
 /* set by the parent: under fault injection a worker's access() may fail */
 static int churn_modules_built;
@@ -214,7 +219,7 @@ static int churn_bpf(time_t end)
 			 * with faults injected, an allocation failure of a
 			 * program that loads without them.
 			 */
-			if (err == -EINVAL && churn_faults && jt_execmem())
+			if (err == -EINVAL && churn_faults && churn_execmem)
 				err = -ENOMEM;
 			if (err && churn_fatal(err))
 				return -1;
@@ -596,6 +601,7 @@ TEST_F_TIMEOUT(churn, all_users_concurrently, CHURN_TIMEOUT)
 
 	churn_faults = variant->fault_pct;
 	churn_tolerant = churn_faults;
+	churn_execmem = jt_execmem();
 	churn_modules_built = !access("/proc/modules", F_OK);
 	if (churn_faults && (access(JT_DEBUGFS "/failslab", F_OK) ||
 			     access(JT_DEBUGFS "/fail_page_alloc", F_OK)))
