@@ -280,10 +280,11 @@ static bool execmem_fallback_find(unsigned long addr, unsigned long *start,
 /*
  * Take the page-granular allocation that starts at @addr out of the tree:
  * found and erased under one hold of the tree's lock, so that of two frees
- * of it only one gets it.  The erase does not fail, as in
- * jit_mtree_erase_range().  Return its entry, with its last byte in
- * *@last; NULL when no allocation holds @addr; ERR_PTR(-EINVAL) when one
- * holds it but does not start there (nothing is erased).
+ * of it only one gets it; the erase does not fail
+ * (jit_mas_erase_or_wait(), which may let the lock go, after which the
+ * walk starts over).  Return its entry, with its last byte in *@last;
+ * NULL when no allocation holds @addr; ERR_PTR(-EINVAL) when one holds it
+ * but does not start there (nothing is erased).
  */
 static void *execmem_fallback_take(unsigned long addr, unsigned long *last)
 {
@@ -300,12 +301,8 @@ static void *execmem_fallback_take(unsigned long addr, unsigned long *last)
 			break;
 		}
 		*last = mas.last;
-		if (!mas_store_gfp(&mas, NULL, GFP_NOWAIT | __GFP_NOWARN))
+		if (jit_mas_erase_or_wait(&execmem_fallbacks, &mas))
 			break;
-		mas_destroy(&mas);
-		mtree_unlock(&execmem_fallbacks);
-		memalloc_retry_wait(GFP_KERNEL);
-		mtree_lock(&execmem_fallbacks);
 		mas_set(&mas, addr);
 	}
 	mtree_unlock(&execmem_fallbacks);

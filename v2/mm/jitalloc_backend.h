@@ -118,10 +118,28 @@ static inline void *jit_mtree_range_of(struct maple_tree *mt,
 }
 
 /*
+ * Erase the range @mas points at in @mt, whose lock the caller holds: the
+ * store runs with GFP_NOWAIT, which never lets the lock go.  Return true
+ * once erased; false when there was no node, after letting the lock go
+ * for a little wait and taking it again: the caller sets @mas again and
+ * starts over (the tree may have changed meanwhile).  May sleep.
+ */
+static inline bool jit_mas_erase_or_wait(struct maple_tree *mt,
+					 struct ma_state *mas)
+{
+	if (!mas_store_gfp(mas, NULL, GFP_NOWAIT | __GFP_NOWARN))
+		return true;
+	mas_destroy(mas);
+	mtree_unlock(mt);
+	memalloc_retry_wait(GFP_KERNEL);
+	mtree_lock(mt);
+	return false;
+}
+
+/*
  * Erase [@first, @last] of @mt, which holds one entry there that nobody
- * else removes, without failing: the store runs under the tree's lock with
- * GFP_NOWAIT, which never lets the lock go, and without a node it waits a
- * little and starts over.  May sleep; safe from a shrinker.
+ * else removes, without failing (jit_mas_erase_or_wait() until it is
+ * done).  May sleep; safe from a shrinker.
  */
 static inline void jit_mtree_erase_range(struct maple_tree *mt,
 					 unsigned long first,
@@ -130,13 +148,8 @@ static inline void jit_mtree_erase_range(struct maple_tree *mt,
 	MA_STATE(mas, mt, first, last);
 
 	mtree_lock(mt);
-	while (mas_store_gfp(&mas, NULL, GFP_NOWAIT | __GFP_NOWARN)) {
-		mas_destroy(&mas);
-		mtree_unlock(mt);
-		memalloc_retry_wait(GFP_KERNEL);
-		mtree_lock(mt);
+	while (!jit_mas_erase_or_wait(mt, &mas))
 		mas_set_range(&mas, first, last);
-	}
 	mtree_unlock(mt);
 }
 
