@@ -363,6 +363,31 @@ void execmem_cache_refuse_free(void *p, const void *caller)
 			    p, caller);
 }
 
+/**
+ * execmem_is_fallback() - is this page-granular text in place of a chunk?
+ * @ptr: the start of an allocation of a type execmem_is_rox() says is
+ *	cached
+ *
+ * When the cache cannot serve an allocation at once (execmem_alloc_nowait()
+ * and kprobes take only a chunk that is free now; no huge page to be had)
+ * the memory is page-granular, with the same promises.  A user that keeps
+ * idle memory for its next allocation should not keep such memory: the
+ * next allocation will be a chunk once the pool has made room.
+ *
+ * Return: true if @ptr starts page-granular text execmem gave a cached
+ * type.
+ */
+bool execmem_is_fallback(const void *ptr)
+{
+	unsigned long start, last;
+	enum execmem_type type;
+
+	if (!execmem_cache_used)
+		return false;
+	return execmem_fallback_find((unsigned long)ptr, &start, &last, &type) &&
+	       start == (unsigned long)ptr;
+}
+
 /* May [@dst, @dst + @size) of read-only text be written? */
 static bool execmem_update_allowed(const void *dst, size_t size)
 {

@@ -7,7 +7,9 @@
  * allocator, and its linear alias read-only; init-only modules, a 2 MiB
  * and a 16 MiB module, livepatch; coresize still counts data.  Runs
  * first: it remembers the refused calls and checks there is no W+X
- * mapping before any workload (jitalloc_churn checks both at the end).
+ * mapping before any workload (jitalloc_churn checks both at the end),
+ * and makes the boot's first kprobe, whose slot page can only be a
+ * stand-in when the kprobes pool is empty.
  *
  * Needs root, debugfs at /sys/kernel/debug and tracefs at
  * /sys/kernel/tracing.  The test modules are looked for next to
@@ -71,6 +73,125 @@ TEST(no_wx_mapping_at_start)
 	ASSERT_EQ(0, jt_pt_scan(&s)) TH_LOG("no ptdump file in debugfs");
 	ASSERT_LT(0, s.exec_entries);
 	EXPECT_EQ(0, s.wx_lines) TH_LOG("W+X mapping at 0x%lx", s.wx_first);
+}
+
+#define MAX_SLOT_PAGES	16
+
+/*
+ * Slot pages kallsyms lists (kprobe_insn_page, kprobe_optinsn_page) that
+ * lie in none of the huge pages of pool file @pool: their number, the
+ * first in *@first; -1 if kallsyms cannot be read.
+ */
+static int slot_pages_outside(const char *pool, unsigned long *first)
+{
+	unsigned long pages[MAX_SLOT_PAGES];
+	int n, i, out = 0;
+
+	n = jt_kallsyms_addrs("kprobe_", "[__builtin__kprobes]", pages,
+			      MAX_SLOT_PAGES);
+	if (n < 0)
+		return -1;
+	for (i = 0; i < n && i < MAX_SLOT_PAGES; i++) {
+		if (in_huge_page(pool, pages[i]))
+			continue;
+		if (!out++)
+			*first = pages[i];
+	}
+	return out;
+}
+
+/*
+ * A probe that needs an instruction slot when the kprobes pool holds no
+ * huge page gets a page-granular stand-in (slot pages are taken without
+ * waiting for the pool to map one), and the pool starts mapping a page.
+ * The stand-in must go with its probe: kept (kprobes keeps the last slot
+ * page of each slot cache for the next probe) it would serve every later
+ * probe from outside the cache.  Once the probe is gone and the pool has
+ * its page, a new probe's slot lies in that page, mapped by one 2 MiB
+ * entry where the page tables can be read.  The pool is emptied first
+ * (freed pages go after their grace period, the spare to the shrinker at
+ * drop_caches=2): this runs before any probe of the boot, since a chunk
+ * taken for a slot page stays for good on 6.12 (this file runs first).
+ */
+TEST(kprobe_slot_stand_in_not_kept)
+{
+	const char *events = JT_TRACEFS "/kprobe_events";
+	const char *enable = JT_TRACEFS "/events/jitalloc_test/jt_standin/enable";
+	unsigned long first = 0;
+	struct jt_pt_entry e;
+	long fb0, fb, pages;
+	char pool[512], ev[128];
+	int off, out, n, tries;
+
+	if (cache_pool("kprobes", pool, sizeof(pool)))
+		SKIP(return, "%s",
+		     no_pool_why("no jitalloc cache pool serves kprobes here"));
+	for (tries = 0; tries < 100; tries++) {
+		pages = jt_read_key(pool, "huge_pages");
+		if (!pages)
+			break;
+		ASSERT_EQ(0, jt_write("/proc/sys/vm/drop_caches", "2"));
+		usleep(200000);
+	}
+	if (pages)
+		SKIP(return, "the kprobes pool keeps %ld huge pages in use (%ld bytes): a probe cannot be made to miss it",
+		     pages, jt_read_key(pool, "bytes_in_use"));
+	out = slot_pages_outside(pool, &first);
+	ASSERT_LE(0, out) TH_LOG("cannot read /proc/kallsyms");
+	EXPECT_EQ(0, out)
+		TH_LOG("slot page 0x%lx outside the (empty) pool with no probe: a stand-in kept",
+		       first);
+	fb0 = jt_read_key(pool, "fallback_pages");
+
+	off = jt_probe_add_slot("jt_standin");
+	ASSERT_LE(0, off) TH_LOG("no probeable offset in %s", PROBE_FUNC);
+	ASSERT_EQ(0, jt_write(enable, "1"));
+	open_something();
+	usleep(300000);		/* x86's optimizer runs a few jiffies later */
+	out = slot_pages_outside(pool, &first);
+	fb = jt_read_key(pool, "fallback_pages");
+	ASSERT_EQ(0, jt_write(enable, "0"));
+	ASSERT_EQ(0, jt_append(events, "-:jitalloc_test/jt_standin\n"));
+	/* with no huge page in the pool, the slot page can only be a stand-in */
+	ASSERT_LE(1, out) TH_LOG("the probe took no slot page outside the empty pool");
+	printf("# first probe: stand-in slot page 0x%lx, fallback_pages %ld -> %ld\n",
+	       first, fb0, fb);
+	EXPECT_LT(fb0, fb) TH_LOG("the pool counted no fallback for the slot page");
+
+	/* the page the pool could not give, mapped meanwhile */
+	for (tries = 0; tries < 100 && jt_read_key(pool, "huge_pages") < 1; tries++)
+		usleep(100000);
+	ASSERT_LE(1, jt_read_key(pool, "huge_pages"))
+		TH_LOG("the pool mapped no huge page after a fallback");
+	/* the stand-in went with the probe (6.1: a second after it) */
+	for (tries = 0; tries < 100; tries++) {
+		out = slot_pages_outside(pool, &first);
+		if (!out)
+			break;
+		usleep(100000);
+	}
+	EXPECT_EQ(0, out) TH_LOG("stand-in slot page 0x%lx kept after its probe went",
+				 first);
+	EXPECT_EQ(fb0, jt_read_key(pool, "fallback_pages"));
+
+	/* the next probe's slot is a chunk of the pool's huge page */
+	snprintf(ev, sizeof(ev), "p:jitalloc_test/jt_standin %s+%d\n",
+		 PROBE_FUNC, off);
+	ASSERT_EQ(0, jt_append(events, ev));
+	ASSERT_EQ(0, jt_write(enable, "1"));
+	open_something();
+	usleep(300000);
+	out = slot_pages_outside(pool, &first);
+	n = jt_kallsyms_addrs("kprobe_", "[__builtin__kprobes]", &first, 1);
+	EXPECT_EQ(0, out) TH_LOG("the next probe's slot page is outside the pool");
+	EXPECT_LT(0, n) TH_LOG("the next probe took no slot page");
+	printf("# next probe: slot page 0x%lx\n", first);
+	if (n > 0 && getpagesize() == 4096 && !jt_pt_lookup(first, &e))
+		EXPECT_EQ(2UL << 20, e.level_size)
+			TH_LOG("slot page 0x%lx mapped by %lu-byte entries",
+			       first, e.level_size);
+	ASSERT_EQ(0, jt_write(enable, "0"));
+	ASSERT_EQ(0, jt_append(events, "-:jitalloc_test/jt_standin\n"));
 }
 
 TEST(module_load_unload)
