@@ -365,8 +365,8 @@ void execmem_cache_refuse_free(void *p, const void *caller)
 
 /**
  * execmem_is_fallback() - is this page-granular text in place of a chunk?
- * @ptr: the start of an allocation of a type execmem_is_rox() says is
- *	cached
+ * @ptr: an address: the start of memory execmem_alloc() returned, or any
+ *	other (a slot page kprobes got from an architecture's allocator)
  *
  * When the cache cannot serve an allocation at once (execmem_alloc_nowait()
  * and kprobes take only a chunk that is free now; no huge page to be had)

@@ -17,8 +17,8 @@ cd /jitalloc || exit 1
 . /jitalloc/kmemleak.sh
 kmemleak_boot_check
 # the kselftests by area, in order (harness/lib.sh's JT_SELFTESTS for
-# 6.12), before anything else: the users' first test needs the first
-# kprobe of the boot (jitalloc_users.c, kprobe_slot_stand_in_not_kept)
+# 6.12), before anything else: the module loader's makes the first kprobe
+# of the boot (jitalloc_modules.c, kprobe_slot_stand_in_not_kept)
 . /jitalloc/selftests.sh
 run_selftests
 echo "### selftest jitalloc_control begin"

@@ -117,7 +117,7 @@ TEST(kprobe_slot_stand_in_not_kept)
 {
 	const char *events = JT_TRACEFS "/kprobe_events";
 	const char *enable = JT_TRACEFS "/events/jitalloc_test/jt_standin/enable";
-	unsigned long first = 0;
+	unsigned long first = 0, standin_level = 0;
 	struct jt_pt_entry e;
 	long fb0, fb, pages;
 	char pool[512], ev[128];
@@ -150,12 +150,19 @@ TEST(kprobe_slot_stand_in_not_kept)
 	usleep(300000);		/* x86's optimizer runs a few jiffies later */
 	out = slot_pages_outside(pool, &first);
 	fb = jt_read_key(pool, "fallback_pages");
+	if (out > 0 && getpagesize() == 4096 && !jt_pt_lookup(first, &e))
+		standin_level = e.level_size;
 	ASSERT_EQ(0, jt_write(enable, "0"));
 	ASSERT_EQ(0, jt_append(events, "-:jitalloc_test/jt_standin\n"));
 	/* with no huge page in the pool, the slot page can only be a stand-in */
 	ASSERT_LE(1, out) TH_LOG("the probe took no slot page outside the empty pool");
 	printf("# first probe: stand-in slot page 0x%lx, fallback_pages %ld -> %ld\n",
 	       first, fb0, fb);
+	/* the page tables agree: page-granular, not a huge mapping */
+	if (standin_level)
+		EXPECT_EQ(4096, standin_level)
+			TH_LOG("stand-in 0x%lx mapped by %lu-byte entries",
+			       first, standin_level);
 	EXPECT_LT(fb0, fb) TH_LOG("the pool counted no fallback for the slot page");
 
 	/* the page the pool could not give, mapped meanwhile */
