@@ -578,8 +578,8 @@ static long soak_spare_reclaimed(struct __test_metadata *_metadata, long before)
 			break;
 		usleep(100000);
 	}
-	printf("# soak: %d programs gave the BPF pool a free huge page; shrinker reclaims %ld after it\n",
-	       n, now);
+	printf("# soak: %d programs made the BPF pool a free huge page; ", n);
+	printf("shrinker reclaims %ld after it\n", now);
 	return now;
 }
 
@@ -788,15 +788,16 @@ TEST_F_TIMEOUT(churn, all_users_concurrently, CHURN_TIMEOUT)
 		if (!strstr(paths[i], BLOCKS_FILE))
 			check_pool_huge_pages(_metadata, paths[i]);
 	if (is_soak) {
-		printf("# soak: %d s, shrinker reclaims %ld during the churn (huge pages and blocks), ",
+		printf("# soak: %d s, shrinker reclaims %ld during the churn ",
 		       churn_seconds, reclaims);
+		printf("(huge pages and blocks), ");
 		printf("high water %ld bytes, %ld block pages\n",
 		       churn_sum("high_water_bytes", "no such key"),
 		       churn_sum("no such key", "high_water_pages"));
 		EXPECT_LE(0, spare)
 			TH_LOG("no free huge page could be made for the shrinker under pressure");
 		EXPECT_NE(0, spare)
-			TH_LOG("a free huge page stayed a minute under memory pressure: the shrinker took nothing");
+			TH_LOG("a free huge page outlived a minute of memory pressure");
 	}
 }
 

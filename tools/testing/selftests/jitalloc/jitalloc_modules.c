@@ -134,7 +134,7 @@ TEST(kprobe_slot_stand_in_not_kept)
 		usleep(200000);
 	}
 	if (pages)
-		SKIP(return, "the kprobes pool keeps %ld huge pages in use (%ld bytes): a probe cannot be made to miss it",
+		SKIP(return, "the kprobes pool keeps %ld huge pages in use (%ld bytes)",
 		     pages, jt_read_key(pool, "bytes_in_use"));
 	out = slot_pages_outside(pool, &first);
 	ASSERT_LE(0, out) TH_LOG("cannot read /proc/kallsyms");
