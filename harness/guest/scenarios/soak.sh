@@ -10,7 +10,7 @@ export JITALLOC_SOAK_SECONDS=$secs
 # anonymous memory no swap can take: about 85 % of RAM in two workers,
 # re-touched all the time, plus page-cache and slab churn; it outlasts
 # the churn, which checks the shrinker under it and then stops it
-export JITALLOC_SOAK_STRESS="/usr/bin/stress-ng --vm 2 --vm-bytes 85% --vm-keep --bigheap 1 --timeout $((secs + 300))s --metrics-brief"
+export JITALLOC_SOAK_STRESS="/usr/bin/stress-ng --vm 2 --vm-bytes 85% --vm-keep --bigheap 1 --timeout $((secs + 3600))s --metrics-brief"
 grep -E 'MemTotal|MemFree' /proc/meminfo
 . /jitalloc/selftests.sh
 run_selftests

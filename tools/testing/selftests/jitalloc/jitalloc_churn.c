@@ -540,14 +540,14 @@ static void churn_stress_stop(pid_t pid)
  * pool keeps the page of kprobes' last slot page in use), so the BPF pool
  * is given one: programs until it maps another huge page, then closed;
  * past its grace period the pool keeps that page as its spare, and memory
- * pressure must take it within a minute.  Returns the pools' shrinker
- * reclaims since @before, or -1 if no free page could be made.
+ * pressure must take it within a minute.  Returns the BPF pool's
+ * shrinker reclaims since then, or -1 if no free page could be made.
  */
-static long soak_spare_reclaimed(struct __test_metadata *_metadata, long before)
+static long soak_spare_reclaimed(struct __test_metadata *_metadata)
 {
 	struct rlimit nofile = { SOAK_SPARE_PROGS + 64, SOAK_SPARE_PROGS + 64 };
 	static int fds[SOAK_SPARE_PROGS];
-	long pages0, start, now = 0;
+	long pages0, start, shrunk0, now = 0;
 	int n = 0, i, fails = 0;
 	char pool[512];
 
@@ -555,6 +555,7 @@ static long soak_spare_reclaimed(struct __test_metadata *_metadata, long before)
 		return -1;
 	start = settled_key_for(pool, "bytes_in_use_bpf", 12);
 	pages0 = jt_read_key(pool, "huge_pages");
+	shrunk0 = jt_read_key(pool, "shrinker_reclaims");
 	/* under pressure a load may fail for want of memory: try again */
 	while (n < SOAK_SPARE_PROGS && fails < 100 &&
 	       jt_read_key(pool, "huge_pages") <= pages0) {
@@ -564,6 +565,7 @@ static long soak_spare_reclaimed(struct __test_metadata *_metadata, long before)
 			usleep(10000);
 			continue;
 		}
+		fails = 0;
 		n++;
 	}
 	for (i = 0; i < n; i++)
@@ -572,8 +574,9 @@ static long soak_spare_reclaimed(struct __test_metadata *_metadata, long before)
 		return -1;
 	/* freed after grace periods, by a work item: 30 s at most */
 	EXPECT_EQ(start, wait_key(pool, "bytes_in_use_bpf", start, 300));
+	/* the BPF pool's own: not the page blocks', nor another pool's */
 	for (i = 0; i < 600; i++) {
-		now = churn_sum("shrinker_reclaims", "shrinker_reclaims") - before;
+		now = jt_read_key(pool, "shrinker_reclaims") - shrunk0;
 		if (now > 0)
 			break;
 		usleep(100000);
@@ -640,8 +643,7 @@ TEST_F_TIMEOUT(churn, all_users_concurrently, CHURN_TIMEOUT)
 	};
 	const int nprocs = access(JT_DEBUGFS "/jitalloc", F_OK) ? 4 : 5;
 	long long first_max = 0, last_min = LLONG_MAX;
-	long start[CHURN_FILES], refused, reclaims = 0, reclaims0 = 0, spare = 0;
-	long injected[3];
+	long start[CHURN_FILES], refused, reclaims = 0, spare = 0, injected[3];
 	const char *soak = getenv("JITALLOC_SOAK_SECONDS");
 	int nfiles = 0, i, status, is_soak = 0;
 	char paths[CHURN_FILES][512];
@@ -664,7 +666,6 @@ TEST_F_TIMEOUT(churn, all_users_concurrently, CHURN_TIMEOUT)
 		is_soak = 1;
 		churn_tolerant = 1;
 		reclaims = churn_sum("shrinker_reclaims", "shrinker_reclaims");
-		reclaims0 = reclaims;
 	}
 
 	st = mmap(NULL, sizeof(*st) * 5, PROT_READ | PROT_WRITE,
@@ -730,7 +731,7 @@ TEST_F_TIMEOUT(churn, all_users_concurrently, CHURN_TIMEOUT)
 	}
 	if (is_soak) {
 		reclaims = churn_sum("shrinker_reclaims", "shrinker_reclaims") - reclaims;
-		spare = soak_spare_reclaimed(_metadata, reclaims0 + reclaims);
+		spare = soak_spare_reclaimed(_metadata);
 	}
 	churn_stress_stop(stress);
 	for (i = 0; churn_faults && i < FAIL_HUGE_PAGE; i++)

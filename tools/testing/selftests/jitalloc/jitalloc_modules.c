@@ -128,6 +128,7 @@ TEST(kprobe_slot_stand_in_not_kept)
 		     no_pool_why("no jitalloc cache pool serves kprobes here"));
 	for (tries = 0; tries < 100; tries++) {
 		pages = jt_read_key(pool, "huge_pages");
+		ASSERT_LE(0, pages) TH_LOG("%s: no huge_pages", pool);
 		if (!pages)
 			break;
 		ASSERT_EQ(0, jt_write("/proc/sys/vm/drop_caches", "2"));
@@ -145,9 +146,10 @@ TEST(kprobe_slot_stand_in_not_kept)
 
 	off = jt_probe_add_slot("jt_standin");
 	ASSERT_LE(0, off) TH_LOG("no probeable offset in %s", PROBE_FUNC);
-	ASSERT_EQ(0, jt_write(enable, "1"));
+	/* no ASSERT until the event is removed again: it would stay */
+	EXPECT_EQ(0, jt_write(enable, "1"));
 	open_something();
-	usleep(300000);		/* x86's optimizer runs a few jiffies later */
+	usleep(300000);		/* x86 optimizes the probe a few jiffies later */
 	out = slot_pages_outside(pool, &first);
 	fb = jt_read_key(pool, "fallback_pages");
 	if (out > 0 && getpagesize() == 4096 && !jt_pt_lookup(first, &e))
@@ -185,7 +187,7 @@ TEST(kprobe_slot_stand_in_not_kept)
 	snprintf(ev, sizeof(ev), "p:jitalloc_test/jt_standin %s+%d\n",
 		 PROBE_FUNC, off);
 	ASSERT_EQ(0, jt_append(events, ev));
-	ASSERT_EQ(0, jt_write(enable, "1"));
+	EXPECT_EQ(0, jt_write(enable, "1"));
 	open_something();
 	usleep(300000);
 	out = slot_pages_outside(pool, &first);
