@@ -321,4 +321,35 @@ static inline int jt_probe_add_slot(const char *event)
 	return -1;
 }
 
+#define MAX_SLOT_PAGES	16
+
+/*
+ * kprobes' slot pages as /proc/kallsyms lists them (kprobe_insn_page,
+ * kprobe_optinsn_page), the first MAX_SLOT_PAGES checked against the huge
+ * pages of pool file @pool: how many lie in none of them, their total in
+ * *@total, and in *@first the first outside, or the first listed when
+ * none is; -1 (*@total too) if kallsyms cannot be read.
+ */
+static inline int jt_slot_pages_outside(const char *pool, int *total,
+					unsigned long *first)
+{
+	unsigned long pages[MAX_SLOT_PAGES];
+	int n, i, out = 0;
+
+	n = jt_kallsyms_addrs("kprobe_", "[__builtin__kprobes]", pages,
+			      MAX_SLOT_PAGES);
+	*total = n;
+	if (n < 0)
+		return -1;
+	if (n > 0)
+		*first = pages[0];
+	for (i = 0; i < n && i < MAX_SLOT_PAGES; i++) {
+		if (in_huge_page(pool, pages[i]))
+			continue;
+		if (!out++)
+			*first = pages[i];
+	}
+	return out;
+}
+
 #endif /* JITALLOC_COMMON_H */

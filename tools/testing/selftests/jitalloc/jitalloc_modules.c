@@ -75,31 +75,6 @@ TEST(no_wx_mapping_at_start)
 	EXPECT_EQ(0, s.wx_lines) TH_LOG("W+X mapping at 0x%lx", s.wx_first);
 }
 
-#define MAX_SLOT_PAGES	16
-
-/*
- * Slot pages kallsyms lists (kprobe_insn_page, kprobe_optinsn_page) that
- * lie in none of the huge pages of pool file @pool: their number, the
- * first in *@first; -1 if kallsyms cannot be read.
- */
-static int slot_pages_outside(const char *pool, unsigned long *first)
-{
-	unsigned long pages[MAX_SLOT_PAGES];
-	int n, i, out = 0;
-
-	n = jt_kallsyms_addrs("kprobe_", "[__builtin__kprobes]", pages,
-			      MAX_SLOT_PAGES);
-	if (n < 0)
-		return -1;
-	for (i = 0; i < n && i < MAX_SLOT_PAGES; i++) {
-		if (in_huge_page(pool, pages[i]))
-			continue;
-		if (!out++)
-			*first = pages[i];
-	}
-	return out;
-}
-
 /*
  * A probe that needs an instruction slot when the kprobes pool holds no
  * huge page gets a page-granular stand-in (slot pages are taken without
@@ -137,7 +112,7 @@ TEST(kprobe_slot_stand_in_not_kept)
 	if (pages)
 		SKIP(return, "the kprobes pool keeps %ld huge pages in use (%ld bytes)",
 		     pages, jt_read_key(pool, "bytes_in_use"));
-	out = slot_pages_outside(pool, &first);
+	out = jt_slot_pages_outside(pool, &n, &first);
 	ASSERT_LE(0, out) TH_LOG("cannot read /proc/kallsyms");
 	EXPECT_EQ(0, out)
 		TH_LOG("slot page 0x%lx outside the (empty) pool with no probe: a stand-in kept",
@@ -150,7 +125,7 @@ TEST(kprobe_slot_stand_in_not_kept)
 	EXPECT_EQ(0, jt_write(enable, "1"));
 	open_something();
 	usleep(300000);		/* x86 optimizes the probe a few jiffies later */
-	out = slot_pages_outside(pool, &first);
+	out = jt_slot_pages_outside(pool, &n, &first);
 	fb = jt_read_key(pool, "fallback_pages");
 	if (out > 0 && getpagesize() == 4096 && !jt_pt_lookup(first, &e))
 		standin_level = e.level_size;
@@ -174,7 +149,7 @@ TEST(kprobe_slot_stand_in_not_kept)
 		TH_LOG("the pool mapped no huge page after a fallback");
 	/* the stand-in went with the probe (6.1: a second after it) */
 	for (tries = 0; tries < 100; tries++) {
-		out = slot_pages_outside(pool, &first);
+		out = jt_slot_pages_outside(pool, &n, &first);
 		if (!out)
 			break;
 		usleep(100000);
@@ -190,8 +165,7 @@ TEST(kprobe_slot_stand_in_not_kept)
 	EXPECT_EQ(0, jt_write(enable, "1"));
 	open_something();
 	usleep(300000);
-	out = slot_pages_outside(pool, &first);
-	n = jt_kallsyms_addrs("kprobe_", "[__builtin__kprobes]", &first, 1);
+	out = jt_slot_pages_outside(pool, &n, &first);
 	EXPECT_EQ(0, out) TH_LOG("the next probe's slot page is outside the pool");
 	EXPECT_LT(0, n) TH_LOG("the next probe took no slot page");
 	printf("# next probe: slot page 0x%lx\n", first);
