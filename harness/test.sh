@@ -200,6 +200,8 @@ run_v2() (
 	. "$TOP/harness/lib.sh"
 	: >"$LOGS/flakes"
 	trap 'sed "s/^flake: /flake: 6.12 /" "$LOGS/flakes" >>"$main_flakes"' EXIT
+	# linux-source-6.12: a fresh machine has only what run_all installed
+	"$TOP/harness/deps.sh" $arches || { fail_step "6.12: deps"; return; }
 	"$TOP/harness/fetch.sh" || { fail_step "6.12: fetch"; return; }
 	"$TOP/harness/apply.sh" || { fail_step "6.12: apply"; return; }
 	for t in $V2_TARGETS; do

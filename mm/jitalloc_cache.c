@@ -8,8 +8,8 @@
  * 4 KiB vmalloc page of its own, mapped by its own PTE and made read-only and
  * executable with set_memory_*(), which also splits the direct map around
  * it.  bpf_prog_pack showed the cure for BPF: take 2 MiB at a time and carve
- * it.  This file generalises it for every user of jit_text_alloc() whose
- * memory the architecture marks cacheable.
+ * it.  This file generalises it for every user of the executable-memory
+ * allocator whose memory the architecture marks cacheable.
  *
  * Pools.  There is one pool per placement range (struct jit_address_space),
  * so per-user ranges keep their rules: on x86 everything shares the module
@@ -31,7 +31,7 @@
  * Chunks.  A huge page is carved into JIT_CACHE_CHUNK_SIZE chunks tracked by
  * two bitmaps, as mm/percpu.c does: alloc_map has a bit per chunk in use and
  * bound_map a bit at the first chunk of every allocation and at the chunk
- * after its end, with no bit inside a live allocation, so jit_free()
+ * after its end, with no bit inside a live allocation, so a free
  * recovers the size of an allocation from the bitmaps alone and writes
  * nothing into the executable memory; the same bits tell whether a chunk
  * starts a live allocation, and three more bitmaps record who made it, so
@@ -44,7 +44,7 @@
  * Freeing.  Freed chunks must not run again, so they are refilled with
  * trapping instructions before they can be handed out again.  The refill is
  * text poking, which on x86 takes text_mutex, a lock some callers (kprobes)
- * already hold when they allocate and free; so jit_free() only marks the
+ * already hold when they allocate and free; so a free only marks the
  * chunks pending and a worker, the one place that refills, pokes them and
  * then releases them.  Chunks being poked have a state of their own, so a
  * second free or a write into them is refused until they are free again.
@@ -74,12 +74,12 @@
  *
  * Fallback.  A request the pool cannot serve (no huge page to be had, range
  * exhausted or too small, request larger than a huge page) returns NULL here
- * and the jit core serves it from its page-granular path and tells the
- * pool (jit_cache_pool_count_fallback()), whose file shows it; the cache
- * never fails a request the core would have served.  The flow is one way:
- * the core picks a backend - this cache, its page blocks
- * (mm/jitalloc_blocks.c) or plain vmalloc - and calls down into it, never
- * the other way round.
+ * and the allocator the cache serves (the core, jitalloc_backend.h) serves
+ * it from its page-granular path and tells the pool
+ * (jit_cache_pool_count_fallback()), whose file shows it; the cache never
+ * fails a request the core would have served.  The flow is one way: the
+ * core picks a backend - this cache, its page blocks or plain vmalloc -
+ * and calls down into it, never the other way round.
  */
 
 #define pr_fmt(fmt) "jitalloc_cache: " fmt
@@ -260,7 +260,7 @@ struct jit_cache_pool {
 /* The pools, for the shrinker and debugfs; pools are not looked up here. */
 static LIST_HEAD(jit_cache_pools);
 static DEFINE_MUTEX(jit_cache_pools_lock);
-/* the jit allocator's debugfs directory, once it is up */
+/* the jitalloc debugfs directory, once it is up */
 static struct dentry *jit_cache_dir __ro_after_init;
 /* base pages of every pool's huge pages, see jit_cache_held_pages() */
 static atomic_long_t jit_cache_pages = ATOMIC_LONG_INIT(0);
@@ -1187,6 +1187,7 @@ void jit_cache_get_stats(struct jit_cache_pool *pool,
 	*stats = pool->stats;
 	stats->spare_pages = 0;
 	stats->chunks_used = 0;
+	stats->chunk_size = JIT_CACHE_CHUNK_SIZE;
 	stats->largest_free_run = 0;
 	list_for_each_entry(page, &pool->pages, list) {
 		if (!page->used)
@@ -1274,7 +1275,7 @@ static void jit_cache_check_mappings(struct jit_cache_pool *pool,
 	mutex_unlock(&pool->lock);
 }
 
-/* One "key value" per line; Documentation/mm/jitalloc.rst explains them. */
+/* One "key value" per line, explained in the core's Documentation/mm/ file. */
 static int jit_cache_stats_show(struct seq_file *m, void *v)
 {
 	struct jit_cache_pool *pool = m->private;
@@ -1303,7 +1304,7 @@ static int jit_cache_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "huge_pages %lu\n", s.huge_pages);
 	seq_printf(m, "spare_pages %lu\n", s.spare_pages);
 	seq_printf(m, "fallback_pages %lu\n", fallback_pages);
-	seq_printf(m, "chunk_size %lu\n", JIT_CACHE_CHUNK_SIZE);
+	seq_printf(m, "chunk_size %lu\n", s.chunk_size);
 	seq_printf(m, "chunks_total %lu\n", s.chunks_total);
 	seq_printf(m, "chunks_used %lu\n", s.chunks_used);
 	seq_printf(m, "chunks_free %lu\n", free);
@@ -1455,8 +1456,8 @@ void jit_cache_pool_top_down(struct jit_cache_pool *pool)
  * jit_cache_pool_switch_off() - let a pool serve nothing
  * @pool: a pool that holds no huge page
  *
- * For the "jitalloc_cache=off" boot option: the pool takes no huge page,
- * jit_cache_alloc() returns %NULL, and its statistics say "enabled 0".
+ * For the boot option that switches the cache off: the pool takes no huge
+ * page, jit_cache_alloc() returns %NULL, and its statistics say "enabled 0".
  */
 void __init jit_cache_pool_switch_off(struct jit_cache_pool *pool)
 {
@@ -1567,7 +1568,7 @@ static struct shrinker jit_cache_shrinker = {
 
 /**
  * jit_cache_debugfs_init() - give the pools their statistics files
- * @dir: the jit allocator's debugfs directory
+ * @dir: the jitalloc debugfs directory
  *
  * Called once by the core when debugfs is up: the files of the pools made
  * so far, and of every pool made later, go into @dir.

@@ -2,8 +2,8 @@
 /*
  * jitalloc_cache: huge read-only-executable pages carved into chunks.
  *
- * Internal to mm/: the allocator it serves (the jit API, mm/jitalloc.c,
- * see jitalloc_backend.h) feeds requests for text in ranges the
+ * Internal to mm/: the allocator it serves (see jitalloc_backend.h)
+ * feeds requests for text in ranges the
  * architecture marked cacheable to these pools and falls back to its
  * page-granular path when a pool cannot serve them.  See the comment at
  * the top of mm/jitalloc_cache.c for the design.
@@ -41,6 +41,7 @@ struct jit_cache_pool;
  * @spare_pages: fully free huge pages kept for reuse
  * @chunks_total: chunks in all huge pages
  * @chunks_used: chunks handed out
+ * @chunk_size: bytes in a chunk
  * @largest_free_run: longest run of free chunks in any one huge page
  * @bytes_in_use: bytes handed out per &enum jit_alloc_type, rounded to chunks
  * @allocs: successful allocations from huge pages
@@ -58,6 +59,7 @@ struct jit_cache_stats {
 	unsigned long spare_pages;
 	unsigned long chunks_total;
 	unsigned long chunks_used;
+	unsigned long chunk_size;
 	unsigned long largest_free_run;
 	unsigned long bytes_in_use[JIT_TYPE_NR];
 	unsigned long allocs;
@@ -109,9 +111,6 @@ struct jit_block_stats {
 	unsigned long shrinker_reclaims;
 	unsigned long leaked_pages;
 };
-
-/* mm/jitalloc.c, for the KUnit test: the pool that serves @type */
-struct jit_cache_pool *jit_alloc_type_pool(enum jit_alloc_type type);
 
 #if JIT_CACHE_CONFIGURED
 bool jit_cache_pages_possible(pgprot_t prot);

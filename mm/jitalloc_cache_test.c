@@ -31,6 +31,7 @@
 
 #include "internal.h"
 #include "jitalloc_cache.h"
+#include "jitalloc_internal.h"
 #include "jitalloc_test_pt.h"
 
 #define TEST_GRACE_MS	20

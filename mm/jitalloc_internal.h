@@ -26,6 +26,9 @@ const struct jit_alloc_ctx *jit_alloc_default_ctx(void);
 unsigned long jit_alloc_refused(void);
 unsigned long jit_alloc_areas(void);
 
+/* mm/jitalloc.c, for the cache's KUnit test: the pool that serves @type */
+struct jit_cache_pool *jit_alloc_type_pool(enum jit_alloc_type type);
+
 #ifdef CONFIG_FAULT_INJECTION
 #include <linux/fault-inject.h>
 /*

@@ -364,28 +364,43 @@ void execmem_cache_refuse_free(void *p, const void *caller)
 }
 
 /**
- * execmem_is_fallback() - is this page-granular text in place of a chunk?
+ * execmem_fallback_replaceable() - may this page-granular text give way?
  * @ptr: an address: the start of memory execmem_alloc() returned, or any
  *	other (a slot page kprobes got from an architecture's allocator)
  *
  * When the cache cannot serve an allocation at once (execmem_alloc_nowait()
  * and kprobes take only a chunk that is free now; no huge page to be had)
  * the memory is page-granular, with the same promises.  A user that keeps
- * idle memory for its next allocation should not keep such memory: the
- * next allocation will be a chunk once the pool has made room.
+ * idle memory for its next allocation should not keep such memory once
+ * the type's pool can serve the same allocation: the next one would be a
+ * chunk.  While the pool cannot (no huge page to be had, its freed chunks
+ * not refilled yet), keeping it spares setting up page-granular text, and
+ * changing the direct map for it, at every allocation.
  *
+ * Context: process context; takes the pool's mutex, never text_mutex.
  * Return: true if @ptr starts page-granular text execmem gave a cached
- * type.
+ * type and the type's pool has room for as much now: a fully free huge
+ * page, or a free run that holds it at the alignment it would get.
  */
-bool execmem_is_fallback(const void *ptr)
+bool execmem_fallback_replaceable(const void *ptr)
 {
-	unsigned long start, last;
+	unsigned long start, last, size, need;
+	struct jit_cache_stats stats;
 	enum execmem_type type;
 
-	if (!execmem_cache_used)
+	if (!execmem_cache_used ||
+	    !execmem_fallback_find((unsigned long)ptr, &start, &last, &type) ||
+	    start != (unsigned long)ptr || !execmem_pools[type])
 		return false;
-	return execmem_fallback_find((unsigned long)ptr, &start, &last, &type) &&
-	       start == (unsigned long)ptr;
+	size = last - start + 1;
+	if (size > JIT_CACHE_PAGE_SIZE)
+		return false;
+	jit_cache_get_stats(execmem_pools[type], &stats);
+	if (stats.spare_pages)
+		return true;
+	/* a run this long holds @size page aligned wherever it starts */
+	need = size + (size >= PAGE_SIZE ? PAGE_SIZE - stats.chunk_size : 0);
+	return stats.largest_free_run * stats.chunk_size >= need;
 }
 
 /* May [@dst, @dst + @size) of read-only text be written? */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * arm64 hooks for the jit allocator's read-only executable memory: writing
+ * arm64 hooks for the cache of read-only executable memory: writing
  * it through the text-poking fixmap, making the linear-map alias of a
  * cached huge page read-only, and reading back how both are mapped.
  */

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * x86 hooks for the jit allocator's read-only executable memory: writing
+ * x86 hooks for the cache of read-only executable memory: writing
  * it with text poking, protecting the direct-map alias of a cached huge
  * page, and reading back how both are mapped.
  */

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Trace events of the jit allocator (mm/jitalloc.c) and of its cache of
+ * Trace events of the allocator of executable memory and of its cache of
  * huge ROX pages (mm/jitalloc_cache.c).
  */
 #undef TRACE_SYSTEM
