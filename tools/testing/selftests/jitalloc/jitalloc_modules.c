@@ -90,23 +90,28 @@ static long drain_pool(const char *pool)
 	return pages;
 }
 
-/* Make every huge-page allocation of the cache fail (@on), or none. */
+/*
+ * Make every huge-page allocation of the cache fail (@on), or put the
+ * knobs back as they were (probability last on, first off).
+ */
 static int fail_huge_pages(int on)
 {
 	static const char * const knobs[][2] = {
 		{ "interval", "1" }, { "verbose", "0" }, { "task-filter", "N" },
 		{ "times", "-1" }, { "probability", "100" },
 	};
+	static char saved[ARRAY_SIZE(knobs)][32];
 	char path[256];
-	unsigned int i;
+	unsigned int i, k;
 	int err = 0;
 
-	if (!on)
-		return jt_write(JT_DEBUGFS "/jitalloc/fail_huge_page/probability", "0");
 	for (i = 0; i < ARRAY_SIZE(knobs); i++) {
+		k = on ? i : ARRAY_SIZE(knobs) - 1 - i;
 		snprintf(path, sizeof(path), JT_DEBUGFS "/jitalloc/fail_huge_page/%s",
-			 knobs[i][0]);
-		err |= jt_write(path, knobs[i][1]);
+			 knobs[k][0]);
+		if (on && jt_read(path, saved[k], sizeof(saved[k])) <= 0)
+			return -1;
+		err |= jt_write(path, on ? knobs[k][1] : saved[k]);
 	}
 	return err;
 }
@@ -200,8 +205,8 @@ restore:
 	EXPECT_EQ(0, huge) TH_LOG("the pool mapped a page while its allocation failed");
 	ASSERT_NE(0, standin)
 		TH_LOG("no slot page outside the pool after a probe that had no room");
-	printf("# stand-in 0x%lx kept (%d slot pages outside the pool), fallback_pages %ld, %ld, %ld\n",
-	       standin, kept_pages, fb0, fb1, fb2);
+	printf("# stand-in 0x%lx kept (%d slot pages outside the pool)", standin, kept_pages);
+	printf(", fallback_pages %ld, %ld, %ld\n", fb0, fb1, fb2);
 	/* x86 prepares an optprobe slot too, whether it optimizes or not */
 	EXPECT_EQ(fb0 + kept_pages, fb1)
 		TH_LOG("fallback pages other than the %d kept slot pages", kept_pages);
@@ -236,8 +241,9 @@ restore:
  * its page, a new probe's slot lies in that page, mapped by one 2 MiB
  * entry where the page tables can be read.  The pool is emptied first
  * (freed pages go after their grace period, the spare to the shrinker at
- * drop_caches=2): this runs before any probe of the boot, since a chunk
- * taken for a slot page stays for good on 6.12 (this file runs first).
+ * drop_caches=2): this runs before any probe of the boot took a chunk,
+ * since a chunk taken for a slot page stays for good on 6.12 (this file
+ * runs first, and the test before it leaves no slot page behind).
  */
 TEST(kprobe_slot_stand_in_not_kept)
 {
