@@ -364,18 +364,39 @@ void execmem_cache_refuse_free(void *p, const void *caller)
 }
 
 /**
- * execmem_fallback_replaceable() - may this page-granular text give way?
+ * execmem_is_fallback() - is this page-granular text in place of a chunk?
  * @ptr: an address: the start of memory execmem_alloc() returned, or any
  *	other (a slot page kprobes got from an architecture's allocator)
  *
  * When the cache cannot serve an allocation at once (execmem_alloc_nowait()
  * and kprobes take only a chunk that is free now; no huge page to be had)
- * the memory is page-granular, with the same promises.  A user that keeps
- * idle memory for its next allocation should not keep such memory once
- * the type's pool can serve the same allocation: the next one would be a
- * chunk.  While the pool cannot (no huge page to be had, its freed chunks
- * not refilled yet), keeping it spares setting up page-granular text, and
- * changing the direct map for it, at every allocation.
+ * the memory is page-granular, with the same promises.
+ *
+ * Context: takes a spinlock.
+ * Return: true if @ptr starts page-granular text execmem gave a cached
+ * type.
+ */
+bool execmem_is_fallback(const void *ptr)
+{
+	unsigned long start, last;
+	enum execmem_type type;
+
+	return execmem_cache_used &&
+	       execmem_fallback_find((unsigned long)ptr, &start, &last, &type) &&
+	       start == (unsigned long)ptr;
+}
+
+/**
+ * execmem_fallback_replaceable() - may this page-granular text give way?
+ * @ptr: an address, as for execmem_is_fallback()
+ *
+ * A user that keeps idle memory for its next allocation should not keep
+ * page-granular text it got in place of a chunk once the type's pool can
+ * serve the same allocation: the next one would be a chunk.  While the
+ * pool cannot (no huge page to be had, its freed chunks not refilled
+ * yet), keeping it spares setting up page-granular text, and changing the
+ * direct map for it, at every allocation.  Ask only about memory
+ * execmem_is_fallback() said is such text: this walks the pool's bitmaps.
  *
  * Context: process context; takes the pool's mutex, never text_mutex.
  * Return: true if @ptr starts page-granular text execmem gave a cached
