@@ -75,7 +75,11 @@ TEST(no_wx_mapping_at_start)
 	EXPECT_EQ(0, s.wx_lines) TH_LOG("W+X mapping at 0x%lx", s.wx_first);
 }
 
-/* Empty the kprobes pool @pool: its huge pages, or -1 if unreadable. */
+/*
+ * Empty the kprobes pool @pool (freed pages go after their grace period,
+ * the spare to the shrinker at drop_caches=2): the huge pages it still
+ * holds, or -1 if its file or drop_caches cannot be used.
+ */
 static long drain_pool(const char *pool)
 {
 	long pages = -1;
@@ -83,8 +87,10 @@ static long drain_pool(const char *pool)
 
 	for (tries = 0; tries < 100; tries++) {
 		pages = jt_read_key(pool, "huge_pages");
-		if (pages <= 0 || jt_write("/proc/sys/vm/drop_caches", "2"))
+		if (pages <= 0)
 			break;
+		if (jt_write("/proc/sys/vm/drop_caches", "2"))
+			return -1;
 		usleep(200000);
 	}
 	return pages;
@@ -119,19 +125,16 @@ static int fail_huge_pages(int on)
 /* Probe @event at PROBE_FUNC+@off, hit once, removed: 0 or -1. */
 static int probe_once(const char *event, int off)
 {
-	char ev[128], enable[256];
+	char func[64], dir[256];
 	int err;
 
-	snprintf(ev, sizeof(ev), "p:jitalloc_test/%s %s+%d\n", event, PROBE_FUNC, off);
-	if (jt_append(JT_TRACEFS "/kprobe_events", ev))
-		return -1;
-	snprintf(enable, sizeof(enable), JT_TRACEFS "/events/jitalloc_test/%s/enable",
-		 event);
-	err = jt_write(enable, "1");
-	open_something();
-	err |= jt_write(enable, "0");
-	snprintf(ev, sizeof(ev), "-:jitalloc_test/%s\n", event);
-	return jt_append(JT_TRACEFS "/kprobe_events", ev) | err;
+	snprintf(func, sizeof(func), "%s+%d", PROBE_FUNC, off);
+	err = jt_probe_add(event, func);
+	if (!err)
+		open_something();
+	jt_probe_del(event);
+	snprintf(dir, sizeof(dir), JT_TRACEFS "/events/jitalloc_test/%s", event);
+	return err || !access(dir, F_OK) ? -1 : 0;
 }
 
 /*
@@ -151,7 +154,7 @@ TEST(kprobe_slot_stand_in_kept_without_room)
 {
 	const char *optimize = "/proc/sys/debug/kprobes-optimization";
 	unsigned long standin = 0, kept = 0, next = 0;
-	long fb0, fb1 = -1, fb2 = -2, huge = -1;
+	long fb0, fb1 = -1, fb2 = -2, huge = -1, pages;
 	char pool[512], opt[16] = "";
 	int off = -1, out = -1, n, fd, tries, err, kept_pages = 0, next_pages = 0;
 
@@ -162,9 +165,11 @@ TEST(kprobe_slot_stand_in_kept_without_room)
 		     no_pool_why("no jitalloc cache pool serves kprobes here"));
 	if (access(JT_DEBUGFS "/jitalloc/fail_huge_page", F_OK))
 		SKIP(return, "no fault injection for the cache's huge pages");
-	if (drain_pool(pool))
+	pages = drain_pool(pool);
+	ASSERT_LE(0, pages) TH_LOG("%s: no huge_pages, or drop_caches refused", pool);
+	if (pages)
 		SKIP(return, "the kprobes pool keeps %ld huge pages in use (%ld bytes)",
-		     jt_read_key(pool, "huge_pages"), jt_read_key(pool, "bytes_in_use"));
+		     pages, jt_read_key(pool, "bytes_in_use"));
 	ASSERT_EQ(0, jt_slot_pages_outside(pool, &n, &standin))
 		TH_LOG("a slot page outside the (empty) pool with no probe");
 	standin = 0;
@@ -258,14 +263,8 @@ TEST(kprobe_slot_stand_in_not_kept)
 	if (cache_pool("kprobes", pool, sizeof(pool)))
 		SKIP(return, "%s",
 		     no_pool_why("no jitalloc cache pool serves kprobes here"));
-	for (tries = 0; tries < 100; tries++) {
-		pages = jt_read_key(pool, "huge_pages");
-		ASSERT_LE(0, pages) TH_LOG("%s: no huge_pages", pool);
-		if (!pages)
-			break;
-		ASSERT_EQ(0, jt_write("/proc/sys/vm/drop_caches", "2"));
-		usleep(200000);
-	}
+	pages = drain_pool(pool);
+	ASSERT_LE(0, pages) TH_LOG("%s: no huge_pages, or drop_caches refused", pool);
 	if (pages)
 		SKIP(return, "the kprobes pool keeps %ld huge pages in use (%ld bytes)",
 		     pages, jt_read_key(pool, "bytes_in_use"));
