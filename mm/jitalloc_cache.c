@@ -64,11 +64,16 @@
  * Lookups.  Frees and updates find the huge page of an address in a maple
  * tree of all pools' pages, O(log n), and then lock only that page's pool.
  *
- * Aliases.  No byte of a huge page is ever writable through another
- * mapping while it is executable: the linear alias is protected before the
- * page is used, and a page whose alias cannot be protected is not used; a
- * page whose alias cannot be made writable again is kept out of the page
- * allocator.  Both are counted.  (arm64 can change the linear map only
+ * Aliases.  No byte of a huge page is writable through another mapping
+ * while it is executable and handed out: the linear alias is protected
+ * before the page is used, and a page whose alias cannot be protected is
+ * not used; a page whose alias cannot be made writable again is kept out
+ * of the page allocator.  Both are counted.  While a new page is set up,
+ * before anyone has its address, it is already mapped executable (vmalloc
+ * decides on a huge mapping only when it maps, and arm64 cannot change
+ * the permissions of one afterwards) and its alias is writable until the
+ * trap fill has gone through it; its pages are zeroed on allocation, so
+ * nothing a previous owner left in them is ever executable.  (arm64 can change the linear map only
  * where it is mapped with pages, rodata=full, its default; without it the
  * alias keeps the linear map's permissions, as with set_memory_ro().)
  *
@@ -433,27 +438,34 @@ static void *__jit_cache_vmalloc_huge(struct jit_cache_pool *pool,
 	 * than a huge page per node with small pages.
 	 */
 	p = __vmalloc_node_range(JIT_CACHE_PAGE_SIZE, JIT_CACHE_PAGE_SIZE,
-				 start, end, GFP_KERNEL | __GFP_NOWARN,
+				 start, end, GFP_KERNEL | __GFP_NOWARN | __GFP_ZERO,
 				 jit_pool_pgprot(pool),
 				 vm_flags, numa_mem_id(),
 				 __builtin_return_address(0));
 	if (!p)
 		return NULL;
+	/*
+	 * Given back unused below, the area is unmapped first: vfree() of an
+	 * executable mapping would leave its TLB entries until the next lazy
+	 * purge, after its pages went back to the page allocator.
+	 */
 	if (!IS_ALIGNED((unsigned long)p, JIT_CACHE_PAGE_SIZE) ||
 	    !jit_cache_page_mapped((unsigned long)p)) {
 		/* vmalloc fell back to small pages: not what we are for */
 		*small = true;
-		vfree(p);
-		return NULL;
+		goto err_unmap;
 	}
 	if (pool->kasan_shadow &&
-	    kasan_alloc_module_shadow(p, JIT_CACHE_PAGE_SIZE, GFP_KERNEL) < 0) {
-		vfree(p);
-		return NULL;
-	}
+	    kasan_alloc_module_shadow(p, JIT_CACHE_PAGE_SIZE, GFP_KERNEL) < 0)
+		goto err_unmap;
 	/* it holds code, not pointers */
 	kmemleak_no_scan(p);
 	return p;
+
+err_unmap:
+	vunmap_range((unsigned long)p, (unsigned long)p + JIT_CACHE_PAGE_SIZE);
+	vfree(p);
+	return NULL;
 }
 
 /*
@@ -572,9 +584,9 @@ static struct jit_cache_page *jit_cache_page_alloc(struct jit_cache_pool *pool)
 		goto err_retry;
 
 	/*
-	 * The page is mapped ROX and nobody has it yet: fill it with traps
-	 * through the still-writable linear alias, then make that alias
-	 * read-only in one step.  If that fails the page must not
+	 * The page is mapped ROX (zeroed) and nobody has it yet: fill it
+	 * with traps through the still-writable linear alias, then make that
+	 * alias read-only in one step.  If that fails the page must not
 	 * be used: a writable alias of code is what this is here to avoid.
 	 */
 	alias = jit_cache_linear_alias(p);
@@ -857,7 +869,10 @@ void *jit_cache_alloc_nowait(struct jit_cache_pool *pool, size_t len,
 
 /*
  * The live page that contains @addr, with its pool's lock held; NULL when
- * @addr is not in any pool's huge pages.
+ * @addr is not in any pool's huge pages; ERR_PTR(-EINVAL) when it is in
+ * one being taken down (emptied, about to be unmapped): no allocation
+ * lives there, and the caller must not take @addr for memory of its own
+ * either (a vfree() of it would unmap the whole huge page).
  */
 static struct jit_cache_page *jit_cache_find_lock(const void *addr)
 {
@@ -871,7 +886,7 @@ static struct jit_cache_page *jit_cache_find_lock(const void *addr)
 		mutex_lock(&page->pool->lock);
 		if (page->dead) {
 			mutex_unlock(&page->pool->lock);
-			page = NULL;
+			page = ERR_PTR(-EINVAL);
 		}
 	}
 	up_read(&jit_cache_map_sem);
@@ -907,8 +922,8 @@ int jit_cache_free(void *addr)
 	unsigned long start, nr;
 
 	page = jit_cache_find_lock(addr);
-	if (!page)
-		return -ENOENT;
+	if (IS_ERR_OR_NULL(page))
+		return page ? PTR_ERR(page) : -ENOENT;
 	pool = page->pool;
 
 	start = (addr - page->addr) >> JIT_CACHE_CHUNK_SHIFT;
@@ -952,8 +967,8 @@ int jit_cache_check_update(const void *addr, size_t len)
 	int ret = -EINVAL;
 
 	page = jit_cache_find_lock(addr);
-	if (!page)
-		return -ENOENT;
+	if (IS_ERR_OR_NULL(page))
+		return page ? PTR_ERR(page) : -ENOENT;
 	idx = (addr - page->addr) >> JIT_CACHE_CHUNK_SHIFT;
 	if (test_bit(idx, page->alloc_map) && !jit_cache_freed(page, idx)) {
 		start = find_last_bit(page->bound_map, idx + 1);

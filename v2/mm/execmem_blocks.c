@@ -168,16 +168,19 @@ err:
  */
 bool execmem_blocks_free(void *p, const void *caller)
 {
-	unsigned long addr = (unsigned long)p, start, last;
+	unsigned long last;
+	void *entry;
 
-	if (!execmem_block_pool ||
-	    !jit_mtree_range_of(&execmem_block_maps, addr, &start, &last))
+	if (!execmem_block_pool)
 		return false;
-	if (start != addr) {
+	/* of two frees racing for one mapping, only one unmaps it */
+	entry = jit_mtree_take(&execmem_block_maps, (unsigned long)p, &last);
+	if (!entry)
+		return false;
+	if (IS_ERR(entry)) {
 		execmem_cache_refuse_free(p, caller);
 		return true;
 	}
-	jit_mtree_erase_range(&execmem_block_maps, start, last);
 	jit_block_vunmap(p);
 	return true;
 }

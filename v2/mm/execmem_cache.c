@@ -277,38 +277,6 @@ static bool execmem_fallback_find(unsigned long addr, unsigned long *start,
 	return true;
 }
 
-/*
- * Take the page-granular allocation that starts at @addr out of the tree:
- * found and erased under one hold of the tree's lock, so that of two frees
- * of it only one gets it; the erase does not fail
- * (jit_mas_erase_or_wait(), which may let the lock go, after which the
- * walk starts over).  Return its entry, with its last byte in *@last;
- * NULL when no allocation holds @addr; ERR_PTR(-EINVAL) when one holds it
- * but does not start there (nothing is erased).
- */
-static void *execmem_fallback_take(unsigned long addr, unsigned long *last)
-{
-	MA_STATE(mas, &execmem_fallbacks, addr, addr);
-	void *entry;
-
-	mtree_lock(&execmem_fallbacks);
-	for (;;) {
-		entry = mas_walk(&mas);
-		if (!entry)
-			break;
-		if (mas.index != addr) {
-			entry = ERR_PTR(-EINVAL);
-			break;
-		}
-		*last = mas.last;
-		if (jit_mas_erase_or_wait(&execmem_fallbacks, &mas))
-			break;
-		mas_set(&mas, addr);
-	}
-	mtree_unlock(&execmem_fallbacks);
-	return entry;
-}
-
 /**
  * execmem_cache_free() - free what the cache or its fallback handed out
  * @p: the start of an allocation, or of memory execmem_free() frees
@@ -320,7 +288,7 @@ static void *execmem_fallback_take(unsigned long addr, unsigned long *last)
  */
 bool execmem_cache_free(void *p, const void *caller)
 {
-	unsigned long addr = (unsigned long)p, last;
+	unsigned long addr = (unsigned long)p, start, last;
 	enum execmem_type type;
 	void *entry;
 	int err;
@@ -331,9 +299,23 @@ bool execmem_cache_free(void *p, const void *caller)
 	if (!err)
 		return true;
 	if (err == -ENOENT) {
-		entry = execmem_fallback_take(addr, &last);
-		if (!entry)
-			return false;
+		/*
+		 * Of two frees of a fallback only one takes it; the other
+		 * finds nothing and goes to vfree() as with stock execmem
+		 * (which warns of no such area, or frees what has been
+		 * allocated there since: that double free is not caught).
+		 */
+		entry = jit_mtree_take(&execmem_fallbacks, addr, &last);
+		if (!entry) {
+			/*
+			 * The guard page after a fallback: vfree() would
+			 * take the whole area, which stays in the tree.
+			 */
+			if (!execmem_fallback_find(addr - 1, &start, &last, &type) ||
+			    last + 1 != addr)
+				return false;
+			entry = ERR_PTR(-EINVAL);
+		}
 		if (!IS_ERR(entry)) {
 			type = xa_to_value(entry);
 			jit_cache_pool_count_fallback(execmem_pools[type],

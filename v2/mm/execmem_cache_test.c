@@ -215,13 +215,14 @@ static void execmem_test_refill(struct kunit *test)
 /*
  * More than a huge page: page-granular, with the promises of a chunk -
  * read-only, executable, trap-filled, a read-only alias, written by
- * execmem_update_copy() - and counted as the pool's fallback.
+ * execmem_update_copy() - and counted as the pool's fallback.  A free of
+ * its guard page is refused: the area stays mapped.
  */
 static void execmem_test_fallback(struct kunit *test)
 {
 	int type = execmem_test_type(test);
 	size_t size = JIT_CACHE_PAGE_SIZE + PAGE_SIZE;
-	unsigned long allocs, pages, allocs0, pages0;
+	unsigned long allocs, pages, allocs0, pages0, refused;
 	u8 *p, src[16];
 
 	memset(src, 0x44, sizeof(src));
@@ -245,6 +246,12 @@ static void execmem_test_fallback(struct kunit *test)
 	jit_cache_pool_fallbacks(execmem_cache_pool(type), &allocs, &pages);
 	KUNIT_EXPECT_EQ(test, allocs, allocs0 + 1);
 	KUNIT_EXPECT_EQ(test, pages, pages0 + (size >> PAGE_SHIFT));
+
+	refused = execmem_cache_refused();
+	execmem_free(p + size);
+	KUNIT_EXPECT_EQ(test, execmem_cache_refused(), refused + 1);
+	execmem_test_expect_rox(test, p, PAGE_SIZE);
+	execmem_test_expect_rox(test, p + size - 1, PAGE_SIZE);
 	execmem_free(p);
 	jit_cache_pool_fallbacks(execmem_cache_pool(type), &allocs, &pages);
 	KUNIT_EXPECT_EQ(test, pages, pages0);

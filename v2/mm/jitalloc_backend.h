@@ -154,6 +154,38 @@ static inline void jit_mtree_erase_range(struct maple_tree *mt,
 }
 
 /*
+ * Take the range that starts at @addr out of @mt: found and erased under
+ * one hold of the tree's lock (jit_mas_erase_or_wait(), which may let it
+ * go, after which the walk starts over), so that of two frees racing for
+ * it only one gets it.  Return its entry, with its last index in *@last;
+ * NULL when no range holds @addr; ERR_PTR(-EINVAL) when one holds it but
+ * does not start there (nothing is erased).  May sleep.
+ */
+static inline void *jit_mtree_take(struct maple_tree *mt, unsigned long addr,
+				   unsigned long *last)
+{
+	MA_STATE(mas, mt, addr, addr);
+	void *entry;
+
+	mtree_lock(mt);
+	for (;;) {
+		entry = mas_walk(&mas);
+		if (!entry)
+			break;
+		if (mas.index != addr) {
+			entry = ERR_PTR(-EINVAL);
+			break;
+		}
+		*last = mas.last;
+		if (jit_mas_erase_or_wait(mt, &mas))
+			break;
+		mas_set(&mas, addr);
+	}
+	mtree_unlock(mt);
+	return entry;
+}
+
+/*
  * The trace events (include/trace/events/jitalloc.h) copy a string field
  * with this: since 6.10 __assign_str() takes the field alone.
  */
