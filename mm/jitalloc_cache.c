@@ -73,9 +73,10 @@
  * decides on a huge mapping only when it maps, and arm64 cannot change
  * the permissions of one afterwards) and its alias is writable until the
  * trap fill has gone through it; its pages are zeroed on allocation, so
- * nothing a previous owner left in them is ever executable.  (arm64 can change the linear map only
- * where it is mapped with pages, rodata=full, its default; without it the
- * alias keeps the linear map's permissions, as with set_memory_ro().)
+ * nothing a previous owner left in them is ever executable.  (arm64 can
+ * change the linear map only where it is mapped with pages, rodata=full,
+ * its default; without it the alias keeps the linear map's permissions, as
+ * with set_memory_ro().)
  *
  * Fallback.  A request the pool cannot serve (no huge page to be had, range
  * exhausted or too small, request larger than a huge page) returns NULL here
