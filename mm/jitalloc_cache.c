@@ -18,15 +18,18 @@
  * may sleep (no IRQ context: vmalloc and text poking both sleep).
  *
  * Huge pages.  A page is JIT_CACHE_PAGE_SIZE bytes from vmalloc with
- * VM_ALLOW_HUGE_VMAP, aligned to its size, mapped read-only + executable
- * from the start: one PMD leaf, or where a PMD maps more than 2 MiB (arm64
- * with 16K or 64K pages) one 2 MiB run of contiguous PTEs, one TLB entry
- * either way.  vmalloc falls back to small pages silently, so the page
- * table is walked and anything but a single such entry is given back.
- * Before a byte is handed out the page is filled with the architecture's
- * trapping instruction through its linear (direct map) alias, which is then
- * made read-only in one step over the whole page, so no writable alias of
- * the code remains and the direct map is not split below the page size.
+ * VM_ALLOW_HUGE_VMAP, aligned to its size: one PMD leaf, or where a PMD
+ * maps more than 2 MiB (arm64 with 16K or 64K pages) one 2 MiB run of
+ * contiguous PTEs, one TLB entry either way.  vmalloc falls back to small
+ * pages silently, so the page table is walked and anything but a single
+ * such entry is given back.  vmalloc maps it read-only and not executable.
+ * It is filled with the architecture's trapping instruction through its
+ * linear (direct map) alias, which is then made read-only in one step over
+ * the whole page, and only then is the page mapped executable: the
+ * read-only mapping is taken down and the same pages are mapped again as
+ * one entry, because arm64 cannot change the permissions of a huge vmalloc
+ * mapping.  So no byte is executable while a writable alias of it exists,
+ * and the direct map is not split below the page size.
  *
  * Chunks.  A huge page is carved into JIT_CACHE_CHUNK_SIZE chunks tracked by
  * two bitmaps, as mm/percpu.c does: alloc_map has a bit per chunk in use and
@@ -65,18 +68,14 @@
  * tree of all pools' pages, O(log n), and then lock only that page's pool.
  *
  * Aliases.  No byte of a huge page is writable through another mapping
- * while it is executable and handed out: the linear alias is protected
- * before the page is used, and a page whose alias cannot be protected is
- * not used; a page whose alias cannot be made writable again is kept out
- * of the page allocator.  Both are counted.  While a new page is set up,
- * before anyone has its address, it is already mapped executable (vmalloc
- * decides on a huge mapping only when it maps, and arm64 cannot change
- * the permissions of one afterwards) and its alias is writable until the
- * trap fill has gone through it; its pages are zeroed on allocation, so
- * nothing a previous owner left in them is ever executable.  (arm64 can
- * change the linear map only where it is mapped with pages, rodata=full,
- * its default; without it the alias keeps the linear map's permissions, as
- * with set_memory_ro().)
+ * while it is executable: the linear alias is protected before the page
+ * is mapped executable, a page whose alias cannot be protected is not
+ * used, and a page whose alias cannot be made writable again is kept out
+ * of the page allocator.  Both are counted.  A page goes back to the page
+ * allocator only after its executable mapping and the TLB entries for it
+ * are gone.  (arm64 can change the linear map only where it is mapped with
+ * pages, rodata=full, its default; without it the alias keeps the linear
+ * map's permissions, as with set_memory_ro().)
  *
  * Fallback.  A request the pool cannot serve (no huge page to be had, range
  * exhausted or too small, request larger than a huge page) returns NULL here
@@ -436,19 +435,20 @@ static void *__jit_cache_vmalloc_huge(struct jit_cache_pool *pool,
 	/*
 	 * A node of its own: with NUMA_NO_NODE vmalloc spreads the size over
 	 * the online nodes and, on a machine with two or more, maps less
-	 * than a huge page per node with small pages.
+	 * than a huge page per node with small pages.  Not executable until
+	 * it is filled and its alias protected: jit_cache_page_map_exec().
 	 */
 	p = __vmalloc_node_range(JIT_CACHE_PAGE_SIZE, JIT_CACHE_PAGE_SIZE,
 				 start, end, GFP_KERNEL | __GFP_NOWARN | __GFP_ZERO,
-				 jit_pool_pgprot(pool),
+				 PAGE_KERNEL_RO,
 				 vm_flags, numa_mem_id(),
 				 __builtin_return_address(0));
 	if (!p)
 		return NULL;
 	/*
-	 * Given back unused below, the area is unmapped first: vfree() of an
-	 * executable mapping would leave its TLB entries until the next lazy
-	 * purge, after its pages went back to the page allocator.
+	 * Given back unused below, the area is unmapped first: vfree() would
+	 * leave its TLB entries until the next lazy purge, after its pages
+	 * went back to the page allocator.
 	 */
 	if (!IS_ALIGNED((unsigned long)p, JIT_CACHE_PAGE_SIZE) ||
 	    !jit_cache_page_mapped((unsigned long)p)) {
@@ -536,9 +536,9 @@ static void jit_cache_page_leak(struct jit_cache_pool *pool, void *addr)
 }
 
 /*
- * Give back a huge page nobody got: its executable mapping goes first,
- * with the TLB flush, then its alias is made writable again and it is
- * freed, or kept if that fails.
+ * Give back a huge page nobody got: its mapping goes first, with the TLB
+ * flush, then its alias is made writable again and it is freed, or kept
+ * if that fails.
  */
 static void jit_cache_page_discard(struct jit_cache_pool *pool, void *p,
 				   void *alias)
@@ -551,10 +551,53 @@ static void jit_cache_page_discard(struct jit_cache_pool *pool, void *p,
 		vfree(p);
 }
 
-/* Can vmalloc map @pool's pages as huge pages at all? */
+/*
+ * Map a new huge page, filled and with its alias protected, executable:
+ * vmalloc mapped it read-only and not executable, and arm64 cannot change
+ * the permissions of a huge mapping, so the mapping is taken down with its
+ * TLB entries and the same pages are mapped again, as one entry, with the
+ * pool's protections.  Nobody else has the address yet.  On an error the
+ * caller discards the page, which unmaps whatever was mapped.  The order
+ * is what keeps W^X, so it is checked: a page whose alias is still
+ * writable anywhere, where it could be protected, is refused.  New pages
+ * are rare (a pool holds a few), so the extra unmap and TLB flush are too.
+ */
+static int jit_cache_page_map_exec(struct jit_cache_pool *pool, void *p,
+				   void *alias)
+{
+	struct vm_struct *area = find_vm_area(p);
+	unsigned long start = (unsigned long)p;
+	unsigned long end = start + JIT_CACHE_PAGE_SIZE;
+	unsigned long a = (unsigned long)alias, step;
+	struct jit_leaf leaf;
+	int err;
+
+	while (jit_arch_can_protect_alias() &&
+	       a < (unsigned long)alias + JIT_CACHE_PAGE_SIZE) {
+		jit_arch_kernel_leaf(a, &leaf);
+		if (WARN_ON_ONCE(leaf.writable))
+			return -EPERM;
+		/* an unmapped alias is no way to write the page either */
+		step = leaf.size ?: PAGE_SIZE;
+		a = ALIGN_DOWN(a, step) + step;
+	}
+	vunmap_range(start, end);
+	err = vmap_pages_range_noflush(start, end, jit_pool_pgprot(pool),
+				       area->pages, JIT_CACHE_PAGE_SHIFT);
+	flush_cache_vmap(start, end);
+	if (err)
+		return err;
+	if (!jit_cache_page_mapped(start))
+		return -EINVAL;
+	flush_icache_range(start, end);
+	return 0;
+}
+
+/* Can vmalloc map @pool's pages as huge pages, before and after the fill? */
 static bool jit_cache_huge_possible(struct jit_cache_pool *pool)
 {
-	return jit_cache_pages_possible(jit_pool_pgprot(pool));
+	return jit_cache_pages_possible(PAGE_KERNEL_RO) &&
+	       jit_cache_pages_possible(jit_pool_pgprot(pool));
 }
 
 static struct jit_cache_page *jit_cache_page_alloc(struct jit_cache_pool *pool)
@@ -585,10 +628,11 @@ static struct jit_cache_page *jit_cache_page_alloc(struct jit_cache_pool *pool)
 		goto err_retry;
 
 	/*
-	 * The page is mapped ROX (zeroed) and nobody has it yet: fill it
-	 * with traps through the still-writable linear alias, then make that
-	 * alias read-only in one step.  If that fails the page must not
-	 * be used: a writable alias of code is what this is here to avoid.
+	 * The page is mapped read-only, not executable, and nobody has it
+	 * yet: fill it with traps through the still-writable linear alias,
+	 * make that alias read-only in one step, and only then map the page
+	 * executable.  If the alias cannot be protected the page must not be
+	 * used: a writable alias of code is what this is here to avoid.
 	 */
 	alias = jit_cache_linear_alias(p);
 	memset64(alias, 0x0101010101010101ULL * pool->fill,
@@ -603,8 +647,13 @@ static struct jit_cache_page *jit_cache_page_alloc(struct jit_cache_pool *pool)
 		jit_cache_page_discard(pool, p, alias);
 		goto err_retry;
 	}
-	flush_icache_range((unsigned long)p,
-			   (unsigned long)p + JIT_CACHE_PAGE_SIZE);
+	err = jit_cache_page_map_exec(pool, p, alias);
+	if (err) {
+		pr_warn_ratelimited("%s: cannot map a huge page executable (%d)\n",
+				    pool->name, err);
+		jit_cache_page_discard(pool, p, alias);
+		goto err_retry;
+	}
 
 	page->pool = pool;
 	page->addr = p;
@@ -824,6 +873,40 @@ found:
 	ret = jit_cache_take(pool, page, start, nr, len, user);
 	mutex_unlock(&pool->lock);
 	return ret;
+}
+
+/**
+ * jit_cache_has_room() - could a pool serve a request now?
+ * @pool: the pool
+ * @len: bytes a request would ask for
+ *
+ * Looks for the place an allocation of @len would take, as
+ * jit_cache_alloc() does, and stops at the first page that has one.
+ *
+ * Context: process context, may sleep; takes the pool's mutex.
+ * Return: true if an allocation of @len would now be served from a huge
+ * page the pool holds, without waiting for a refill or mapping a new one.
+ */
+bool jit_cache_has_room(struct jit_cache_pool *pool, size_t len)
+{
+	unsigned long align_mask = len >= PAGE_SIZE ? JIT_CACHE_PAGE_ALIGN : 0;
+	unsigned int nr = DIV_ROUND_UP(len, JIT_CACHE_CHUNK_SIZE);
+	struct jit_cache_page *page;
+	bool room = false;
+
+	if (!len || len > JIT_CACHE_PAGE_SIZE)
+		return false;
+	mutex_lock(&pool->lock);
+	if (!pool->off) {
+		list_for_each_entry(page, &pool->pages, list) {
+			if (jit_cache_page_carve(page, nr, align_mask) >= 0) {
+				room = true;
+				break;
+			}
+		}
+	}
+	mutex_unlock(&pool->lock);
+	return room;
 }
 
 /**

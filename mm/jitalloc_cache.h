@@ -149,6 +149,7 @@ void *jit_cache_alloc(struct jit_cache_pool *pool, size_t len,
 		      enum jit_alloc_type user);
 void *jit_cache_alloc_nowait(struct jit_cache_pool *pool, size_t len,
 			     enum jit_alloc_type user);
+bool jit_cache_has_room(struct jit_cache_pool *pool, size_t len);
 int jit_cache_free(void *addr);
 int jit_cache_check_update(const void *addr, size_t len);
 void jit_cache_get_stats(struct jit_cache_pool *pool,

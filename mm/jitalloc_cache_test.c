@@ -301,6 +301,34 @@ static void cache_test_reuse(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, stats_of(pool).bytes_in_use[JIT_TYPE_BPF], 0UL);
 }
 
+/*
+ * jit_cache_has_room() says what an allocation would find: room in a page
+ * the pool holds, at the alignment the request would get.
+ */
+static void cache_test_has_room(struct kunit *test)
+{
+	struct jit_cache_pool *pool = vmalloc_pool(test);
+	void *p;
+
+	KUNIT_EXPECT_FALSE(test, jit_cache_has_room(pool, 64));
+	p = jit_cache_alloc(pool, 64, JIT_TYPE_BPF);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_TRUE(test, jit_cache_has_room(pool, 64));
+	KUNIT_EXPECT_FALSE(test, jit_cache_has_room(pool, 0));
+	KUNIT_EXPECT_FALSE(test, jit_cache_has_room(pool, JIT_CACHE_PAGE_SIZE));
+	/* page aligned: after the page @p is in, one page less than all */
+	KUNIT_EXPECT_TRUE(test, jit_cache_has_room(pool, JIT_CACHE_PAGE_SIZE -
+						   PAGE_SIZE));
+	KUNIT_EXPECT_FALSE(test, jit_cache_has_room(pool, JIT_CACHE_PAGE_SIZE -
+						    PAGE_SIZE + 1));
+
+	/* refilled and free again, the page is kept as the spare */
+	KUNIT_ASSERT_EQ(test, jit_cache_free(p), 0);
+	jit_cache_flush(pool);
+	KUNIT_EXPECT_EQ(test, stats_of(pool).huge_pages, 1UL);
+	KUNIT_EXPECT_TRUE(test, jit_cache_has_room(pool, JIT_CACHE_PAGE_SIZE));
+}
+
 static void cache_test_reclaim_keeps_spare(struct kunit *test)
 {
 	struct jit_cache_pool *pool = vmalloc_pool(test);
@@ -1244,6 +1272,7 @@ static struct kunit_case jitalloc_cache_test_cases[] = {
 	KUNIT_CASE(cache_test_update_large),
 	KUNIT_CASE(cache_test_refill_bounded),
 	KUNIT_CASE(cache_test_reuse),
+	KUNIT_CASE(cache_test_has_room),
 	KUNIT_CASE(cache_test_reclaim_keeps_spare),
 	KUNIT_CASE(cache_test_text_held_pages),
 	KUNIT_CASE(cache_test_no_huge_page),

@@ -378,32 +378,24 @@ bool execmem_is_fallback(const void *ptr)
  * pool cannot (no huge page to be had, its freed chunks not refilled
  * yet), keeping it spares setting up page-granular text, and changing the
  * direct map for it, at every allocation.  Ask only about memory
- * execmem_is_fallback() said is such text: this walks the pool's bitmaps.
+ * execmem_is_fallback() said is such text: this searches the pool's
+ * bitmaps, up to the first place that would do.
  *
  * Context: process context; takes the pool's mutex, never text_mutex.
  * Return: true if @ptr starts page-granular text execmem gave a cached
- * type and the type's pool has room for as much now: a fully free huge
- * page, or a free run that holds it at the alignment it would get.
+ * type and the type's pool could serve as much now from a huge page it
+ * holds (jit_cache_has_room()).
  */
 bool execmem_fallback_replaceable(const void *ptr)
 {
-	unsigned long start, last, size, need;
-	struct jit_cache_stats stats;
+	unsigned long start, last;
 	enum execmem_type type;
 
 	if (!execmem_cache_used ||
 	    !execmem_fallback_find((unsigned long)ptr, &start, &last, &type) ||
 	    start != (unsigned long)ptr || !execmem_pools[type])
 		return false;
-	size = last - start + 1;
-	if (size > JIT_CACHE_PAGE_SIZE)
-		return false;
-	jit_cache_get_stats(execmem_pools[type], &stats);
-	if (stats.spare_pages)
-		return true;
-	/* a run this long holds @size page aligned wherever it starts */
-	need = size + (size >= PAGE_SIZE ? PAGE_SIZE - stats.chunk_size : 0);
-	return stats.largest_free_run * stats.chunk_size >= need;
+	return jit_cache_has_room(execmem_pools[type], last - start + 1);
 }
 
 /* May [@dst, @dst + @size) of read-only text be written? */

@@ -257,12 +257,35 @@ static void execmem_test_fallback(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, pages, pages0);
 }
 
+/*
+ * Whether a pool could serve a request now (what kprobes asks before it
+ * keeps a stand-in, execmem_fallback_replaceable()): yes for a chunk of
+ * a page the pool holds, no for nothing or more than a huge page; and
+ * memory that is not page-granular text is never a stand-in.
+ */
+static void execmem_test_room(struct kunit *test)
+{
+	int type = execmem_test_type(test);
+	struct jit_cache_pool *pool = execmem_cache_pool(type);
+	void *p = execmem_alloc(type, 64);
+
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_TRUE(test, jit_cache_has_room(pool, 64));
+	KUNIT_EXPECT_FALSE(test, jit_cache_has_room(pool, 0));
+	KUNIT_EXPECT_FALSE(test, jit_cache_has_room(pool,
+						    JIT_CACHE_PAGE_SIZE + 1));
+	KUNIT_EXPECT_FALSE(test, execmem_is_fallback(p));
+	KUNIT_EXPECT_FALSE(test, execmem_fallback_replaceable(p));
+	execmem_free(p);
+}
+
 static struct kunit_case execmem_cache_cases[] = {
 	KUNIT_CASE(execmem_test_chunks),
 	KUNIT_CASE(execmem_test_update),
 	KUNIT_CASE(execmem_test_bad_free),
 	KUNIT_CASE(execmem_test_refill),
 	KUNIT_CASE(execmem_test_fallback),
+	KUNIT_CASE(execmem_test_room),
 	{}
 };
 
