@@ -558,9 +558,12 @@ static void jit_cache_page_discard(struct jit_cache_pool *pool, void *p,
  * TLB entries and the same pages are mapped again, as one entry, with the
  * pool's protections.  Nobody else has the address yet.  On an error the
  * caller discards the page, which unmaps whatever was mapped.  The order
- * is what keeps W^X, so it is checked: a page whose alias is still
- * writable anywhere, where it could be protected, is refused.  New pages
- * are rare (a pool holds a few), so the extra unmap and TLB flush are too.
+ * is what keeps W^X, so it is checked: a page that is executable already,
+ * or whose alias is still writable anywhere where it could be protected,
+ * is refused.  (Without NX everything is executable: the page's mapping
+ * is judged only where its alias, never executable, reads as such.)  New
+ * pages are rare (a pool holds a few), so the extra unmap and TLB flush
+ * are too.
  */
 static int jit_cache_page_map_exec(struct jit_cache_pool *pool, void *p,
 				   void *alias)
@@ -570,8 +573,14 @@ static int jit_cache_page_map_exec(struct jit_cache_pool *pool, void *p,
 	unsigned long end = start + JIT_CACHE_PAGE_SIZE;
 	unsigned long a = (unsigned long)alias, step;
 	struct jit_leaf leaf;
+	bool exec;
 	int err;
 
+	jit_arch_kernel_leaf(start, &leaf);
+	exec = leaf.exec;
+	jit_arch_kernel_leaf(a, &leaf);
+	if (WARN_ON_ONCE(exec && !leaf.exec))
+		return -EPERM;
 	while (jit_arch_can_protect_alias() &&
 	       a < (unsigned long)alias + JIT_CACHE_PAGE_SIZE) {
 		jit_arch_kernel_leaf(a, &leaf);
