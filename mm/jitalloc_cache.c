@@ -745,6 +745,31 @@ static long jit_cache_page_carve(struct jit_cache_page *page, unsigned int nr,
 	return start;
 }
 
+/* Chunk alignment of a request of @len bytes: a page or more is page aligned */
+static unsigned long jit_cache_align_mask(size_t len)
+{
+	return len >= PAGE_SIZE ? JIT_CACHE_PAGE_ALIGN : 0;
+}
+
+/*
+ * The first page of @pool with room for @nr chunks at @align_mask, and in
+ * *@startp the first of them; NULL if none.  Lock held.
+ */
+static struct jit_cache_page *jit_cache_find_room(struct jit_cache_pool *pool,
+						  unsigned int nr,
+						  unsigned long align_mask,
+						  long *startp)
+{
+	struct jit_cache_page *page;
+
+	list_for_each_entry(page, &pool->pages, list) {
+		*startp = jit_cache_page_carve(page, nr, align_mask);
+		if (*startp >= 0)
+			return page;
+	}
+	return NULL;
+}
+
 /* Longest run of free chunks in @page. */
 static unsigned long jit_cache_page_largest_run(struct jit_cache_page *page)
 {
@@ -820,7 +845,7 @@ static void *jit_cache_take(struct jit_cache_pool *pool,
 static void *__jit_cache_alloc(struct jit_cache_pool *pool, size_t len,
 			       enum jit_alloc_type user, bool nowait)
 {
-	unsigned long align_mask = len >= PAGE_SIZE ? JIT_CACHE_PAGE_ALIGN : 0;
+	unsigned long align_mask = jit_cache_align_mask(len);
 	unsigned int nr = DIV_ROUND_UP(len, JIT_CACHE_CHUNK_SIZE);
 	struct jit_cache_page *page;
 	bool waited = false;
@@ -838,11 +863,9 @@ static void *__jit_cache_alloc(struct jit_cache_pool *pool, size_t len,
 
 again:
 	mutex_lock(&pool->lock);
-	list_for_each_entry(page, &pool->pages, list) {
-		start = jit_cache_page_carve(page, nr, align_mask);
-		if (start >= 0)
-			goto found;
-	}
+	page = jit_cache_find_room(pool, nr, align_mask, &start);
+	if (page)
+		goto found;
 	freed = pool->freed_chunks;
 	mutex_unlock(&pool->lock);
 
@@ -898,22 +921,15 @@ found:
  */
 bool jit_cache_has_room(struct jit_cache_pool *pool, size_t len)
 {
-	unsigned long align_mask = len >= PAGE_SIZE ? JIT_CACHE_PAGE_ALIGN : 0;
-	unsigned int nr = DIV_ROUND_UP(len, JIT_CACHE_CHUNK_SIZE);
-	struct jit_cache_page *page;
-	bool room = false;
+	bool room;
+	long start;
 
 	if (!len || len > JIT_CACHE_PAGE_SIZE)
 		return false;
 	mutex_lock(&pool->lock);
-	if (!pool->off) {
-		list_for_each_entry(page, &pool->pages, list) {
-			if (jit_cache_page_carve(page, nr, align_mask) >= 0) {
-				room = true;
-				break;
-			}
-		}
-	}
+	room = !pool->off &&
+	       jit_cache_find_room(pool, DIV_ROUND_UP(len, JIT_CACHE_CHUNK_SIZE),
+				   jit_cache_align_mask(len), &start);
 	mutex_unlock(&pool->lock);
 	return room;
 }
