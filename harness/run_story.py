@@ -39,6 +39,8 @@ EXPLAIN = {
                      'kernel user',
     'alias_errors': 'pages not used because their direct-map alias could '
                     'not be made read-only',
+    'map_errors': 'pages not used because, filled, they could not be '
+                  'mapped executable',
     'leaked_pages': 'pages kept out of use because their direct-map alias '
                     'could not be made writable again',
     'fallbacks': 'requests this pool could not serve, served page by page '

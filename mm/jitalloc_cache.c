@@ -286,13 +286,14 @@ static DECLARE_RWSEM(jit_cache_map_sem);
 
 #ifdef CONFIG_FAULT_INJECTION
 /*
- * The cache cannot get a huge page (fail_huge_page), or protecting or
- * restoring a direct-map alias fails (fail_alias): knobs in
- * /sys/kernel/debug/jitalloc/ with CONFIG_FAULT_INJECTION_DEBUG_FS, for
- * the tests.
+ * The cache cannot get a huge page (fail_huge_page), protecting or
+ * restoring a direct-map alias fails (fail_alias), or mapping a filled
+ * page executable fails (fail_map_exec): knobs in /sys/kernel/debug/jitalloc/
+ * with CONFIG_FAULT_INJECTION_DEBUG_FS, for the tests.
  */
 DECLARE_FAULT_ATTR(jit_fail_huge_page);
 DECLARE_FAULT_ATTR(jit_fail_alias);
+DECLARE_FAULT_ATTR(jit_fail_map_exec);
 
 static bool jit_should_fail_huge_page(void)
 {
@@ -303,6 +304,11 @@ static bool jit_should_fail_alias(size_t len)
 {
 	return should_fail(&jit_fail_alias, len);
 }
+
+static bool jit_should_fail_map_exec(void)
+{
+	return should_fail(&jit_fail_map_exec, JIT_CACHE_PAGE_SIZE);
+}
 #else
 static bool jit_should_fail_huge_page(void)
 {
@@ -310,6 +316,11 @@ static bool jit_should_fail_huge_page(void)
 }
 
 static bool jit_should_fail_alias(size_t len)
+{
+	return false;
+}
+
+static bool jit_should_fail_map_exec(void)
 {
 	return false;
 }
@@ -591,8 +602,11 @@ static int jit_cache_page_map_exec(struct jit_cache_pool *pool, void *p,
 		a = ALIGN_DOWN(a, step) + step;
 	}
 	vunmap_range(start, end);
-	err = vmap_pages_range_noflush(start, end, jit_pool_pgprot(pool),
-				       area->pages, JIT_CACHE_PAGE_SHIFT);
+	if (jit_should_fail_map_exec())
+		err = -ENOMEM;	/* as if the page tables could not be had */
+	else
+		err = vmap_pages_range_noflush(start, end, jit_pool_pgprot(pool),
+					       area->pages, JIT_CACHE_PAGE_SHIFT);
 	flush_cache_vmap(start, end);
 	if (err)
 		return err;
@@ -660,6 +674,9 @@ static struct jit_cache_page *jit_cache_page_alloc(struct jit_cache_pool *pool)
 	if (err) {
 		pr_warn_ratelimited("%s: cannot map a huge page executable (%d)\n",
 				    pool->name, err);
+		mutex_lock(&pool->lock);
+		pool->stats.map_errors++;
+		mutex_unlock(&pool->lock);
 		jit_cache_page_discard(pool, p, alias);
 		goto err_retry;
 	}
@@ -1447,6 +1464,7 @@ static int jit_cache_stats_show(struct seq_file *m, void *v)
 	seq_printf(m, "reclaims %lu\n", s.reclaims);
 	seq_printf(m, "shrinker_reclaims %lu\n", s.shrinker_reclaims);
 	seq_printf(m, "alias_errors %lu\n", s.alias_errors);
+	seq_printf(m, "map_errors %lu\n", s.map_errors);
 	seq_printf(m, "leaked_pages %lu\n", s.leaked_pages);
 	jit_cache_check_mappings(pool, &mp);
 	seq_printf(m, "mapped_checked %lu\n", mp.checked);
@@ -1704,6 +1722,7 @@ void __init jit_cache_debugfs_init(struct dentry *dir)
 #ifdef CONFIG_FAULT_INJECTION_DEBUG_FS
 	fault_create_debugfs_attr("fail_huge_page", dir, &jit_fail_huge_page);
 	fault_create_debugfs_attr("fail_alias", dir, &jit_fail_alias);
+	fault_create_debugfs_attr("fail_map_exec", dir, &jit_fail_map_exec);
 #endif
 	mutex_lock(&jit_cache_pools_lock);
 	jit_cache_dir = dir;

@@ -50,6 +50,8 @@ struct jit_cache_pool;
  * @shrinker_reclaims: of those, given back by the shrinker
  * @alias_errors: huge pages not used because their linear alias could not
  *	be made read-only
+ * @map_errors: huge pages not used because, filled and with their alias
+ *	protected, they could not be mapped executable
  * @leaked_pages: 4 KiB pages kept out of the page allocator because their
  *	linear alias could not be made writable again
  * @high_water: most bytes in use at any time
@@ -67,6 +69,7 @@ struct jit_cache_stats {
 	unsigned long reclaims;
 	unsigned long shrinker_reclaims;
 	unsigned long alias_errors;
+	unsigned long map_errors;
 	unsigned long leaked_pages;
 	unsigned long high_water;
 };
@@ -211,6 +214,7 @@ bool jit_arch_can_protect_alias(void);
 #include <linux/fault-inject.h>
 extern struct fault_attr jit_fail_huge_page;
 extern struct fault_attr jit_fail_alias;
+extern struct fault_attr jit_fail_map_exec;
 #endif
 #else
 static inline void *jit_block_vmap(struct jit_block_pool *bp, size_t len,

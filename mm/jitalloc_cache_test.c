@@ -933,6 +933,44 @@ static void cache_test_alias_restore_failure(struct kunit *test)
 {
 	alias_failure_case(test, 2, JIT_CACHE_PAGE_SIZE >> PAGE_SHIFT);
 }
+
+/*
+ * A filled page whose executable mapping cannot be made (no memory for
+ * the page tables, as the fault injection pretends) is given back, with
+ * its alias writable again: counted, nothing kept, nothing leaked.  The
+ * next page is served as usual once the pool's retry delay has passed.
+ */
+static void cache_test_map_failure(struct kunit *test)
+{
+	struct jit_cache_pool *pool = vmalloc_pool(test);
+	unsigned long before = vmalloc_nr_pages();
+	struct jit_cache_stats s;
+	void *p;
+
+	jit_fail_map_exec.verbose = 0;
+	jit_fail_map_exec.interval = 1;
+	jit_fail_map_exec.probability = 100;
+	atomic_set(&jit_fail_map_exec.times, 1);
+	p = jit_cache_alloc(pool, 64, JIT_TYPE_ITS);
+	jit_fail_map_exec.probability = 0;
+	KUNIT_EXPECT_NULL(test, p);
+	s = stats_of(pool);
+	KUNIT_EXPECT_EQ(test, s.map_errors, 1UL);
+	KUNIT_EXPECT_EQ(test, s.alias_errors, 0UL);
+	KUNIT_EXPECT_EQ(test, s.huge_pages, 0UL);
+	KUNIT_EXPECT_EQ(test, s.leaked_pages, 0UL);
+	KUNIT_EXPECT_EQ(test, s.allocs, 0UL);
+	/* the page went back to vmalloc (others may allocate meanwhile) */
+	KUNIT_EXPECT_LT(test, vmalloc_nr_pages(),
+			before + (JIT_CACHE_PAGE_SIZE >> PAGE_SHIFT));
+
+	msleep(jiffies_to_msecs(JIT_CACHE_RETRY) + TEST_GRACE_MS);
+	p = jit_cache_alloc(pool, 64, JIT_TYPE_ITS);
+	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_EXPECT_TRUE(test, all_traps(p, 64));
+	KUNIT_EXPECT_EQ(test, stats_of(pool).huge_pages, 1UL);
+	KUNIT_EXPECT_EQ(test, jit_cache_free(p), 0);
+}
 #else
 static void cache_test_alias_failure(struct kunit *test)
 {
@@ -940,6 +978,11 @@ static void cache_test_alias_failure(struct kunit *test)
 }
 
 static void cache_test_alias_restore_failure(struct kunit *test)
+{
+	kunit_skip(test, "no CONFIG_FAULT_INJECTION");
+}
+
+static void cache_test_map_failure(struct kunit *test)
 {
 	kunit_skip(test, "no CONFIG_FAULT_INJECTION");
 }
@@ -1288,6 +1331,7 @@ static struct kunit_case jitalloc_cache_test_cases[] = {
 	KUNIT_CASE(cache_test_top_down),
 	KUNIT_CASE(cache_test_alias_failure),
 	KUNIT_CASE(cache_test_alias_restore_failure),
+	KUNIT_CASE(cache_test_map_failure),
 	KUNIT_CASE(cache_test_fallback_alias),
 	KUNIT_CASE(cache_test_huge_vmap_vs_walker),
 	KUNIT_CASE(cache_test_its_thunks),

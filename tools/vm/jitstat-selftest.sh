@@ -407,6 +407,19 @@ jitalloc_direct_map_splits_total{level="2"} 12
 EOF
 ok $? "--prometheus: values in bytes, pool and user labels"
 
+# a pool that gave up a new page it could not map executable
+E=$T/errs
+cp -r "$T/debugfs" "$E"
+sed -i 's/^alias_errors 0$/&\nmap_errors 2/' "$E/jitalloc/modules+kprobes+ftrace+bpf"
+run --debugfs "$E" --proc "$T/proc" --page-size 4096
+[ $rc = 0 ] &&
+	grep -q '^Errors: modules+kprobes+ftrace+bpf map_errors 2 (see jitstat(8))$' "$T/out"
+ok $? "map_errors above 0 reported as an error"
+run --debugfs "$E" --proc "$T/proc" --page-size 4096 --prometheus
+[ $rc = 0 ] && prom_check "$T/out" &&
+	grep -Fxq 'jitalloc_pool_map_errors_total{pool="modules+kprobes+ftrace+bpf"} 2' "$T/out"
+ok $? "--prometheus: map_errors as a counter"
+
 # booted jitalloc_cache=off
 O=$T/off/jitalloc
 mkdir -p "$O"

@@ -84,7 +84,7 @@ static const char * const numeric_keys[] = {
 	"chunks_total", "chunks_used", "chunks_free", "largest_free_run_bytes",
 	"fragmentation_pct", "bytes_in_use", "high_water_bytes", "allocs",
 	"frees", "fallbacks", "reclaims", "shrinker_reclaims", "alias_errors",
-	"leaked_pages", "mapped_writable", "mapped_not_exec", "alias_writable",
+	"map_errors", "leaked_pages", "mapped_writable", "mapped_not_exec", "alias_writable",
 	"block_pages", "blocks", "spare_blocks", "pages_in_use",
 	"high_water_pages", "text_pokes", "exec_alias_writable",
 };
@@ -92,13 +92,13 @@ static const char * const numeric_keys[] = {
 /* Cumulative counters: -w shows how much they moved. */
 static const char * const counter_keys[] = {
 	"allocs", "frees", "fallbacks", "reclaims", "shrinker_reclaims",
-	"alias_errors", "text_pokes",
+	"alias_errors", "map_errors", "text_pokes",
 };
 
 /* Values that must be 0: a nonzero one is an error worth an alert. */
 static const char * const error_keys[] = {
-	"alias_errors", "leaked_pages", "mapped_writable", "mapped_not_exec",
-	"alias_writable", "exec_alias_writable",
+	"alias_errors", "map_errors", "leaked_pages", "mapped_writable",
+	"mapped_not_exec", "alias_writable", "exec_alias_writable",
 };
 
 static void show_usage(void)
@@ -1391,6 +1391,8 @@ static const struct metric pool_metrics2[] = {
 	  "Huge pages given back by the shrinker (part of reclaims)" },
 	{ "pool_alias_errors_total", "alias_errors", U_ONE, true,
 	  "Huge pages not used: their linear alias could not be made read-only" },
+	{ "pool_map_errors_total", "map_errors", U_ONE, true,
+	  "Huge pages not used: they could not be mapped executable" },
 	{ "pool_leaked_bytes", "leaked_pages", U_PAGE, false,
 	  "Bytes kept from the page allocator: alias not writable again" },
 	{ "pool_writable_huge_pages", "mapped_writable", U_ONE, false,

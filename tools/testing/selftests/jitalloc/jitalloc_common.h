@@ -212,6 +212,8 @@ static inline int check_pool_huge_pages(struct __test_metadata *_metadata,
 	/* no page given up for a protection that could not be applied */
 	EXPECT_EQ(0, jt_key_in(buf, "alias_errors"))
 		TH_LOG("%s: linear aliases that could not be protected", path);
+	EXPECT_EQ(0, jt_key_in(buf, "map_errors"))
+		TH_LOG("%s: filled pages that could not be mapped executable", path);
 	EXPECT_EQ(0, jt_key_in(buf, "leaked_pages"))
 		TH_LOG("%s: pages kept out of use", path);
 #ifdef __x86_64__
