@@ -287,9 +287,10 @@ static DECLARE_RWSEM(jit_cache_map_sem);
 #ifdef CONFIG_FAULT_INJECTION
 /*
  * The cache cannot get a huge page (fail_huge_page), protecting or
- * restoring a direct-map alias fails (fail_alias), or mapping a filled
- * page executable fails (fail_map_exec): knobs in /sys/kernel/debug/jitalloc/
- * with CONFIG_FAULT_INJECTION_DEBUG_FS, for the tests.
+ * restoring a direct-map alias fails (fail_alias), or a filled page mapped
+ * executable is found not to be one entry (fail_map_exec): knobs in
+ * /sys/kernel/debug/jitalloc/ with CONFIG_FAULT_INJECTION_DEBUG_FS, for
+ * the tests.
  */
 DECLARE_FAULT_ATTR(jit_fail_huge_page);
 DECLARE_FAULT_ATTR(jit_fail_alias);
@@ -602,15 +603,13 @@ static int jit_cache_page_map_exec(struct jit_cache_pool *pool, void *p,
 		a = ALIGN_DOWN(a, step) + step;
 	}
 	vunmap_range(start, end);
-	if (jit_should_fail_map_exec())
-		err = -ENOMEM;	/* as if the page tables could not be had */
-	else
-		err = vmap_pages_range_noflush(start, end, jit_pool_pgprot(pool),
-					       area->pages, JIT_CACHE_PAGE_SHIFT);
+	err = vmap_pages_range_noflush(start, end, jit_pool_pgprot(pool),
+				       area->pages, JIT_CACHE_PAGE_SHIFT);
 	flush_cache_vmap(start, end);
 	if (err)
 		return err;
-	if (!jit_cache_page_mapped(start))
+	/* the fault injection: mapped executable, but not as one entry */
+	if (!jit_cache_page_mapped(start) || jit_should_fail_map_exec())
 		return -EINVAL;
 	flush_icache_range(start, end);
 	return 0;
@@ -688,6 +687,8 @@ static struct jit_cache_page *jit_cache_page_alloc(struct jit_cache_pool *pool)
 	if (mtree_insert_range(&jit_cache_map, (unsigned long)p,
 			       (unsigned long)p + JIT_CACHE_PAGE_SIZE - 1, page,
 			       GFP_KERNEL)) {
+		pr_warn_ratelimited("%s: no memory to look a huge page up\n",
+				    pool->name);
 		jit_cache_page_discard(pool, p, alias);
 		goto err_retry;
 	}

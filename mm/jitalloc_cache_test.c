@@ -898,6 +898,29 @@ static void cache_test_nowait(struct kunit *test)
 
 #ifdef CONFIG_FAULT_INJECTION
 /*
+ * Arm @attr for the next @times calls of this task only: the kernel's own
+ * pools may grow meanwhile and must not take the failure.
+ */
+static void fail_next(struct fault_attr *attr, int times)
+{
+	attr->verbose = 0;
+	attr->interval = 1;
+	attr->task_filter = true;
+	attr->probability = 100;
+	atomic_set(&attr->times, times);
+	current->make_it_fail = 1;
+}
+
+static void fail_none(struct fault_attr *attr)
+{
+	current->make_it_fail = 0;
+	attr->probability = 0;
+	attr->task_filter = false;
+	atomic_set(&attr->times, 1);
+	attr->verbose = 2;
+}
+
+/*
  * Make the next @failures alias changes fail, then ask for memory: the
  * huge page whose direct-map alias cannot be made read-only is not used;
  * if its alias cannot be made writable again either, its pages are kept
@@ -910,12 +933,9 @@ static void alias_failure_case(struct kunit *test, int failures,
 	struct jit_cache_stats s;
 	void *p;
 
-	jit_fail_alias.verbose = 0;
-	jit_fail_alias.interval = 1;
-	jit_fail_alias.probability = 100;
-	atomic_set(&jit_fail_alias.times, failures);
+	fail_next(&jit_fail_alias, failures);
 	p = jit_cache_alloc(pool, 64, JIT_TYPE_ITS);
-	jit_fail_alias.probability = 0;
+	fail_none(&jit_fail_alias);
 	KUNIT_EXPECT_NULL(test, p);
 	s = stats_of(pool);
 	KUNIT_EXPECT_EQ(test, s.alias_errors, 1UL);
@@ -935,24 +955,40 @@ static void cache_test_alias_restore_failure(struct kunit *test)
 }
 
 /*
- * A filled page whose executable mapping cannot be made (no memory for
- * the page tables, as the fault injection pretends) is given back, with
- * its alias writable again: counted, nothing kept, nothing leaked.  The
- * next page is served as usual once the pool's retry delay has passed.
+ * A filled page that, mapped executable, is not one entry (as the fault
+ * injection pretends) is given back: its executable mapping taken down,
+ * its alias writable again, counted, nothing kept or leaked.  The pool's
+ * range holds one huge page, so the next page, served once the pool's
+ * retry delay has passed and not before, can only be there if the failed
+ * one was given back to vmalloc.
  */
 static void cache_test_map_failure(struct kunit *test)
 {
-	struct jit_cache_pool *pool = vmalloc_pool(test);
-	unsigned long before = vmalloc_nr_pages();
+	struct jit_cache_pool *pool;
 	struct jit_cache_stats s;
+	struct vm_struct *area;
+	unsigned long start;
 	void *p;
 
-	jit_fail_map_exec.verbose = 0;
-	jit_fail_map_exec.interval = 1;
-	jit_fail_map_exec.probability = 100;
-	atomic_set(&jit_fail_map_exec.times, 1);
+	require_huge_vmalloc(test);
+	area = __get_vm_area_node(2 * JIT_CACHE_PAGE_SIZE, JIT_CACHE_PAGE_SIZE,
+				  PAGE_SHIFT, VM_NO_GUARD, VMALLOC_START,
+				  VMALLOC_END, NUMA_NO_NODE, GFP_KERNEL,
+				  __builtin_return_address(0));
+	KUNIT_ASSERT_NOT_NULL(test, area);
+	start = (unsigned long)area->addr + JIT_CACHE_PAGE_SIZE;
+	free_vm_area(area);
+	vm_unmap_aliases();
+	pool = test_pool(test, start, start + JIT_CACHE_PAGE_SIZE,
+			 TEST_GRACE_MS);
+
+	fail_next(&jit_fail_map_exec, 1);
 	p = jit_cache_alloc(pool, 64, JIT_TYPE_ITS);
-	jit_fail_map_exec.probability = 0;
+	if (atomic_read(&jit_fail_map_exec.times)) {
+		fail_none(&jit_fail_map_exec);
+		kunit_skip(test, "no huge page to fail the mapping of");
+	}
+	fail_none(&jit_fail_map_exec);
 	KUNIT_EXPECT_NULL(test, p);
 	s = stats_of(pool);
 	KUNIT_EXPECT_EQ(test, s.map_errors, 1UL);
@@ -960,15 +996,18 @@ static void cache_test_map_failure(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s.huge_pages, 0UL);
 	KUNIT_EXPECT_EQ(test, s.leaked_pages, 0UL);
 	KUNIT_EXPECT_EQ(test, s.allocs, 0UL);
-	/* the page went back to vmalloc (others may allocate meanwhile) */
-	KUNIT_EXPECT_LT(test, vmalloc_nr_pages(),
-			before + (JIT_CACHE_PAGE_SIZE >> PAGE_SHIFT));
+	/* no new page before the retry delay */
+	KUNIT_EXPECT_NULL(test, jit_cache_alloc(pool, 64, JIT_TYPE_ITS));
 
 	msleep(jiffies_to_msecs(JIT_CACHE_RETRY) + TEST_GRACE_MS);
 	p = jit_cache_alloc(pool, 64, JIT_TYPE_ITS);
-	KUNIT_ASSERT_NOT_NULL(test, p);
+	KUNIT_ASSERT_NOT_NULL_MSG(test, p, "the failed page's place was not given back");
+	KUNIT_EXPECT_EQ(test, ALIGN_DOWN((unsigned long)p, JIT_CACHE_PAGE_SIZE),
+			start);
 	KUNIT_EXPECT_TRUE(test, all_traps(p, 64));
-	KUNIT_EXPECT_EQ(test, stats_of(pool).huge_pages, 1UL);
+	s = stats_of(pool);
+	KUNIT_EXPECT_EQ(test, s.huge_pages, 1UL);
+	KUNIT_EXPECT_EQ(test, s.map_errors, 1UL);
 	KUNIT_EXPECT_EQ(test, jit_cache_free(p), 0);
 }
 #else
@@ -1571,6 +1610,95 @@ static void blocks_test_double_free(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, s.pages_in_use, 0UL);
 }
 
+struct free_race {
+	void *p;
+	atomic_t round;		/* the round whose p the racer is to free */
+	atomic_t done;		/* the last round it freed */
+	bool stop;
+};
+
+static int free_racer(void *data)
+{
+	struct free_race *r = data;
+	int seen = 0;
+
+	while (!READ_ONCE(r->stop)) {
+		if (atomic_read_acquire(&r->round) == seen) {
+			cond_resched();
+			continue;
+		}
+		seen++;
+		jit_free(READ_ONCE(r->p));
+		atomic_set_release(&r->done, seen);
+	}
+	return 0;
+}
+
+/*
+ * Two CPUs free the same page-block allocation at once, round after
+ * round: one free takes it, the other is refused, and the pages go back
+ * to their block once.  A second free that got past the first's lookup
+ * would give the block its pages twice (pages_in_use would wrap) and
+ * unmap an area that is gone.
+ */
+static void blocks_test_racing_double_free(struct kunit *test)
+{
+	const int rounds = 400;
+	struct free_race r = { };
+	struct jit_block_stats s;
+	struct blocks_ctx *b;
+	unsigned long refused;
+	struct task_struct *t;
+	int i, cpu, lost = 0;
+	unsigned long timeout;
+	void *p;
+
+	if (num_online_cpus() < 2)
+		kunit_skip(test, "one CPU: the two frees cannot overlap");
+	b = blocks_setup(test, 0);
+	atomic_set(&r.round, 0);
+	atomic_set(&r.done, 0);
+	cpu = cpumask_any_but(cpu_online_mask, raw_smp_processor_id());
+	t = kthread_create(free_racer, &r, "jitblocks-free");
+	KUNIT_ASSERT_FALSE(test, IS_ERR(t));
+	kthread_bind(t, cpu);
+	get_task_struct(t);
+	wake_up_process(t);
+
+	refused = jit_alloc_refused();
+	for (i = 1; i <= rounds; i++) {
+		p = blocks_alloc(b, PAGE_SIZE);
+		if (!p)
+			break;
+		WRITE_ONCE(r.p, p);
+		atomic_set_release(&r.round, i);
+		jit_free(p);
+		timeout = jiffies + 5 * HZ;
+		while (atomic_read_acquire(&r.done) != i &&
+		       time_before(jiffies, timeout))
+			cond_resched();
+		if (atomic_read_acquire(&r.done) != i) {
+			lost = i;
+			break;
+		}
+	}
+	WRITE_ONCE(r.stop, true);
+	kthread_stop(t);
+	put_task_struct(t);
+
+	KUNIT_EXPECT_EQ(test, lost, 0);
+	KUNIT_EXPECT_EQ(test, i, rounds + 1);
+	i--;
+	/* the refusals are those of this test: nothing else frees meanwhile */
+	KUNIT_EXPECT_EQ(test, jit_alloc_refused(), refused + i);
+	s = blocks_stats(b);
+	KUNIT_EXPECT_EQ(test, s.frees, (unsigned long)i);
+	KUNIT_EXPECT_EQ(test, s.pages_in_use, 0UL);
+	KUNIT_EXPECT_EQ(test, s.leaked_pages, 0UL);
+	/* every page is back: the block is whole again, and spare */
+	KUNIT_EXPECT_EQ(test, s.blocks, s.spare_blocks);
+}
+
 static struct kunit_case jitalloc_blocks_test_cases[] = {
 	KUNIT_CASE(blocks_test_grouped),
 	KUNIT_CASE(blocks_test_reuse_resets_permissions),
@@ -1578,6 +1706,7 @@ static struct kunit_case jitalloc_blocks_test_cases[] = {
 	KUNIT_CASE(blocks_test_fallback),
 	KUNIT_CASE(blocks_test_no_area),
 	KUNIT_CASE(blocks_test_double_free),
+	KUNIT_CASE(blocks_test_racing_double_free),
 	{}
 };
 

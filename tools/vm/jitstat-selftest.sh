@@ -172,6 +172,7 @@ fallbacks 1
 reclaims 5
 shrinker_reclaims 2
 alias_errors 0
+map_errors 0
 leaked_pages 0
 mapped_checked 1
 mapped_one_entry 1
@@ -397,6 +398,7 @@ jitalloc_pool_peak_in_use_bytes{pool="modules+kprobes+ftrace+bpf"} 137344
 jitalloc_pool_fragmentation_ratio{pool="modules+kprobes+ftrace+bpf"} 0.01
 jitalloc_pool_allocs_total{pool="modules+kprobes+ftrace+bpf"} 1042
 jitalloc_pool_shrinker_reclaims_total{pool="modules+kprobes+ftrace+bpf"} 2
+jitalloc_pool_map_errors_total{pool="modules+kprobes+ftrace+bpf"} 0
 jitalloc_page_blocks_held_bytes 2097152
 jitalloc_page_blocks_peak_in_use_bytes 24576
 jitalloc_refused_frees_total 7
@@ -410,7 +412,7 @@ ok $? "--prometheus: values in bytes, pool and user labels"
 # a pool that gave up a new page it could not map executable
 E=$T/errs
 cp -r "$T/debugfs" "$E"
-sed -i 's/^alias_errors 0$/&\nmap_errors 2/' "$E/jitalloc/modules+kprobes+ftrace+bpf"
+sed -i 's/^map_errors 0$/map_errors 2/' "$E/jitalloc/modules+kprobes+ftrace+bpf"
 run --debugfs "$E" --proc "$T/proc" --page-size 4096
 [ $rc = 0 ] &&
 	grep -q '^Errors: modules+kprobes+ftrace+bpf map_errors 2 (see jitstat(8))$' "$T/out"

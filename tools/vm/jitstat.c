@@ -84,9 +84,9 @@ static const char * const numeric_keys[] = {
 	"chunks_total", "chunks_used", "chunks_free", "largest_free_run_bytes",
 	"fragmentation_pct", "bytes_in_use", "high_water_bytes", "allocs",
 	"frees", "fallbacks", "reclaims", "shrinker_reclaims", "alias_errors",
-	"map_errors", "leaked_pages", "mapped_writable", "mapped_not_exec", "alias_writable",
-	"block_pages", "blocks", "spare_blocks", "pages_in_use",
-	"high_water_pages", "text_pokes", "exec_alias_writable",
+	"map_errors", "leaked_pages", "mapped_writable", "mapped_not_exec",
+	"alias_writable", "block_pages", "blocks", "spare_blocks",
+	"pages_in_use", "high_water_pages", "text_pokes", "exec_alias_writable",
 };
 
 /* Cumulative counters: -w shows how much they moved. */
