@@ -6,13 +6,16 @@
  * cache's own counters; writes and frees that must be refused.
  */
 #include <kunit/test.h>
+#include <linux/delay.h>
 #include <linux/execmem.h>
 #include <linux/mm.h>
+#include <linux/sched.h>
 #include <linux/sizes.h>
 #include <linux/slab.h>
 #include <linux/vmalloc.h>
 
 #include "execmem_cache.h"
+#include "internal.h"
 #include "jitalloc_cache.h"
 
 /* A type the architecture put in the cache, or -1: skip. */
@@ -153,6 +156,73 @@ static void execmem_test_update(struct kunit *test)
 	execmem_free(p);
 }
 
+#ifdef CONFIG_FAULT_INJECTION
+/*
+ * A filled page that, mapped executable, is not one entry (the fault
+ * injection pretends so, for this task alone) is given back: counted,
+ * nothing kept, nothing leaked.  The engine's pool here covers one free
+ * 2 MiB slot, so the page it gets once its retry delay has passed (and
+ * not before) can only be there if the failed one went back to vmalloc.
+ */
+static void execmem_test_map_failure(struct kunit *test)
+{
+	struct jit_address_space as = { .prot = JIT_PROT_ROX };
+	struct jit_cache_pool *pool;
+	struct jit_cache_stats s;
+	void *p;
+
+	if (!jit_cache_pages_possible(PAGE_KERNEL))
+		kunit_skip(test, "no huge vmalloc mappings here");
+	as.start = vmap_highest_free(JIT_CACHE_PAGE_SIZE, JIT_CACHE_PAGE_SIZE,
+				     VMALLOC_START, VMALLOC_END);
+	KUNIT_ASSERT_NE(test, as.start, 0UL);
+	as.end = as.start + JIT_CACHE_PAGE_SIZE;
+	pool = jit_cache_pool_create(test->name, &as, false,
+				     execmem_arch_trap_byte(), 20);
+	KUNIT_ASSERT_NOT_NULL(test, pool);
+
+	jit_fail_map_exec.verbose = 0;
+	jit_fail_map_exec.interval = 1;
+	jit_fail_map_exec.task_filter = true;
+	jit_fail_map_exec.probability = 100;
+	atomic_set(&jit_fail_map_exec.times, 1);
+	current->make_it_fail = 1;
+	p = jit_cache_alloc(pool, 64, JIT_TYPE_BPF);
+	current->make_it_fail = 0;
+	jit_fail_map_exec.probability = 0;
+	jit_fail_map_exec.task_filter = false;
+	jit_fail_map_exec.verbose = 2;
+	if (atomic_xchg(&jit_fail_map_exec.times, 1)) {
+		jit_cache_pool_destroy(pool);
+		kunit_skip(test, "no huge page to fail the mapping of");
+	}
+	KUNIT_EXPECT_NULL(test, p);
+	jit_cache_flush(pool);
+	jit_cache_get_stats(pool, &s);
+	KUNIT_EXPECT_EQ(test, s.map_errors, 1UL);
+	KUNIT_EXPECT_EQ(test, s.huge_pages, 0UL);
+	KUNIT_EXPECT_EQ(test, s.leaked_pages, 0UL);
+	KUNIT_EXPECT_NULL(test, jit_cache_alloc(pool, 64, JIT_TYPE_BPF));
+
+	msleep(jiffies_to_msecs(JIT_CACHE_RETRY) + 20);
+	p = jit_cache_alloc(pool, 64, JIT_TYPE_BPF);
+	KUNIT_EXPECT_NOT_NULL_MSG(test, p, "the failed page's place was not given back");
+	if (p) {
+		KUNIT_EXPECT_EQ(test, ALIGN_DOWN((unsigned long)p,
+						 JIT_CACHE_PAGE_SIZE), as.start);
+		execmem_test_expect_rox(test, p, JIT_CACHE_PAGE_SIZE);
+		execmem_test_expect_alias_ro(test, p);
+		KUNIT_EXPECT_EQ(test, jit_cache_free(p), 0);
+	}
+	jit_cache_pool_destroy(pool);
+}
+#else
+static void execmem_test_map_failure(struct kunit *test)
+{
+	kunit_skip(test, "no CONFIG_FAULT_INJECTION");
+}
+#endif
+
 /*
  * A free of what is not the start of a live allocation - twice, or from
  * its middle - is refused and counted; the allocation stays usable.
@@ -282,6 +352,7 @@ static void execmem_test_room(struct kunit *test)
 static struct kunit_case execmem_cache_cases[] = {
 	KUNIT_CASE(execmem_test_chunks),
 	KUNIT_CASE(execmem_test_update),
+	KUNIT_CASE(execmem_test_map_failure),
 	KUNIT_CASE(execmem_test_bad_free),
 	KUNIT_CASE(execmem_test_refill),
 	KUNIT_CASE(execmem_test_fallback),
