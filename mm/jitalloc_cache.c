@@ -609,7 +609,7 @@ static int jit_cache_page_map_exec(struct jit_cache_pool *pool, void *p,
 	if (err)
 		return err;
 	/* the fault injection: mapped executable, but not as one entry */
-	if (!jit_cache_page_mapped(start) || jit_should_fail_map_exec())
+	if (jit_should_fail_map_exec() || !jit_cache_page_mapped(start))
 		return -EINVAL;
 	flush_icache_range(start, end);
 	return 0;

@@ -161,52 +161,77 @@ static void execmem_test_update(struct kunit *test)
  * A filled page that, mapped executable, is not one entry (the fault
  * injection pretends so, for this task alone) is given back: counted,
  * nothing kept, nothing leaked.  The engine's pool here covers one free
- * 2 MiB slot, so the page it gets once its retry delay has passed (and
- * not before) can only be there if the failed one went back to vmalloc.
+ * 2 MiB slot: right after the failure that place can be reserved again,
+ * which it could not if the page had been kept; the page the pool gets
+ * once its retry delay has passed (and not before) lands there.
  */
 static void execmem_test_map_failure(struct kunit *test)
 {
 	struct jit_address_space as = { .prot = JIT_PROT_ROX };
+	struct fault_attr saved = jit_fail_map_exec;
 	struct jit_cache_pool *pool;
 	struct jit_cache_stats s;
+	struct vm_struct *area;
+	unsigned long t0;
+	bool fired;
 	void *p;
 
 	if (!jit_cache_pages_possible(PAGE_KERNEL))
 		kunit_skip(test, "no huge vmalloc mappings here");
 	as.start = vmap_highest_free(JIT_CACHE_PAGE_SIZE, JIT_CACHE_PAGE_SIZE,
 				     VMALLOC_START, VMALLOC_END);
-	KUNIT_ASSERT_NE(test, as.start, 0UL);
+	if (!as.start)
+		kunit_skip(test, "no free 2 MiB of vmalloc space");
 	as.end = as.start + JIT_CACHE_PAGE_SIZE;
 	pool = jit_cache_pool_create(test->name, &as, false,
 				     execmem_arch_trap_byte(), 20);
 	KUNIT_ASSERT_NOT_NULL(test, pool);
 
+	t0 = jiffies;
 	jit_fail_map_exec.verbose = 0;
 	jit_fail_map_exec.interval = 1;
-	jit_fail_map_exec.task_filter = true;
-	jit_fail_map_exec.probability = 100;
+	atomic_set(&jit_fail_map_exec.space, 0);
 	atomic_set(&jit_fail_map_exec.times, 1);
+	jit_fail_map_exec.task_filter = true;
 	current->make_it_fail = 1;
+	smp_wmb();	/* the filter before the probability */
+	WRITE_ONCE(jit_fail_map_exec.probability, 100);
 	p = jit_cache_alloc(pool, 64, JIT_TYPE_BPF);
+	WRITE_ONCE(jit_fail_map_exec.probability, 0);
+	smp_wmb();	/* nothing fails before the filter goes */
 	current->make_it_fail = 0;
-	jit_fail_map_exec.probability = 0;
-	jit_fail_map_exec.task_filter = false;
-	jit_fail_map_exec.verbose = 2;
-	if (atomic_xchg(&jit_fail_map_exec.times, 1)) {
+	fired = !atomic_read(&jit_fail_map_exec.times);
+	jit_fail_map_exec = saved;
+	if (!fired && !p) {
 		jit_cache_pool_destroy(pool);
 		kunit_skip(test, "no huge page to fail the mapping of");
 	}
+	KUNIT_EXPECT_TRUE(test, fired);
 	KUNIT_EXPECT_NULL(test, p);
 	jit_cache_flush(pool);
 	jit_cache_get_stats(pool, &s);
 	KUNIT_EXPECT_EQ(test, s.map_errors, 1UL);
 	KUNIT_EXPECT_EQ(test, s.huge_pages, 0UL);
 	KUNIT_EXPECT_EQ(test, s.leaked_pages, 0UL);
-	KUNIT_EXPECT_NULL(test, jit_cache_alloc(pool, 64, JIT_TYPE_BPF));
-
-	msleep(jiffies_to_msecs(JIT_CACHE_RETRY) + 20);
 	p = jit_cache_alloc(pool, 64, JIT_TYPE_BPF);
-	KUNIT_EXPECT_NOT_NULL_MSG(test, p, "the failed page's place was not given back");
+	if (time_before(jiffies, t0 + JIT_CACHE_RETRY))
+		KUNIT_EXPECT_NULL(test, p);
+	if (p)
+		KUNIT_EXPECT_EQ(test, jit_cache_free(p), 0);
+
+	/* the place is free again, held here until the retry */
+	vm_unmap_aliases();
+	area = __get_vm_area_caller(JIT_CACHE_PAGE_SIZE, VM_NO_GUARD, as.start,
+				    as.end, __builtin_return_address(0));
+	KUNIT_EXPECT_NOT_NULL_MSG(test, area,
+				  "the failed page's place was not given back");
+	msleep(jiffies_to_msecs(JIT_CACHE_RETRY) + 20);
+	if (area) {
+		free_vm_area(area);
+		vm_unmap_aliases();
+	}
+	p = jit_cache_alloc(pool, 64, JIT_TYPE_BPF);
+	KUNIT_EXPECT_NOT_NULL(test, p);
 	if (p) {
 		KUNIT_EXPECT_EQ(test, ALIGN_DOWN((unsigned long)p,
 						 JIT_CACHE_PAGE_SIZE), as.start);
