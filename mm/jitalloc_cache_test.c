@@ -31,6 +31,7 @@
 
 #include "internal.h"
 #include "jitalloc_cache.h"
+#include "jitalloc_fault_test.h"
 #include "jitalloc_internal.h"
 #include "jitalloc_test_pt.h"
 
@@ -898,39 +899,6 @@ static void cache_test_nowait(struct kunit *test)
 
 #ifdef CONFIG_FAULT_INJECTION
 /*
- * Arm @attr for the next @times calls of this task only (the kernel's own
- * pools may grow meanwhile and must not take the failure); *@saved keeps
- * what debugfs had set, for fail_none().
- */
-static void fail_next(struct fault_attr *attr, struct fault_attr *saved,
-		      int times)
-{
-	*saved = *attr;
-	attr->verbose = 0;
-	attr->interval = 1;
-	atomic_set(&attr->space, 0);
-	atomic_set(&attr->times, times);
-	attr->task_filter = true;
-	current->make_it_fail = 1;
-	/* the filter before the probability that lets anything fail */
-	smp_wmb();
-	WRITE_ONCE(attr->probability, 100);
-}
-
-/* Disarm @attr and put back what fail_next() found; true if it fired. */
-static bool fail_none(struct fault_attr *attr, struct fault_attr *saved,
-		      int times)
-{
-	bool fired = atomic_read(&attr->times) < times;
-
-	WRITE_ONCE(attr->probability, 0);
-	smp_wmb();	/* nothing fails before the filter goes */
-	current->make_it_fail = 0;
-	*attr = *saved;
-	return fired;
-}
-
-/*
  * Make the next @failures alias changes fail, then ask for memory: the
  * huge page whose direct-map alias cannot be made read-only is not used;
  * if its alias cannot be made writable again either, its pages are kept
@@ -944,9 +912,9 @@ static void alias_failure_case(struct kunit *test, int failures,
 	struct jit_cache_stats s;
 	void *p;
 
-	fail_next(&jit_fail_alias, &saved, failures);
+	jit_test_fault_arm(&jit_fail_alias, &saved, failures);
 	p = jit_cache_alloc(pool, 64, JIT_TYPE_ITS);
-	fail_none(&jit_fail_alias, &saved, failures);
+	jit_test_fault_disarm(&jit_fail_alias, &saved, failures);
 	KUNIT_EXPECT_NULL(test, p);
 	s = stats_of(pool);
 	KUNIT_EXPECT_EQ(test, s.alias_errors, 1UL);
@@ -966,23 +934,16 @@ static void cache_test_alias_restore_failure(struct kunit *test)
 }
 
 /*
- * A filled page that, mapped executable, is not one entry (as the fault
- * injection pretends) is given back: its executable mapping taken down,
- * its alias writable again, counted, nothing kept or leaked.  The pool's
- * range holds one huge page: right after the failure that place can be
- * reserved again, which it could not if the page had been kept; the next
- * page, served once the pool's retry delay has passed and not before,
- * lands there.
+ * A filled page that cannot be mapped executable is given back (see
+ * jit_test_map_failure()); the page the pool gets after it is filled
+ * with traps.  The pool's range is one free huge page.
  */
 static void cache_test_map_failure(struct kunit *test)
 {
 	struct jit_cache_pool *pool;
-	struct fault_attr saved;
-	struct jit_cache_stats s;
 	struct vm_struct *area;
-	unsigned long start, t0;
+	unsigned long start;
 	void *p;
-	bool fired;
 
 	require_huge_vmalloc(test);
 	area = __get_vm_area_node(2 * JIT_CACHE_PAGE_SIZE, JIT_CACHE_PAGE_SIZE,
@@ -996,48 +957,8 @@ static void cache_test_map_failure(struct kunit *test)
 	pool = test_pool(test, start, start + JIT_CACHE_PAGE_SIZE,
 			 TEST_GRACE_MS);
 
-	t0 = jiffies;
-	fail_next(&jit_fail_map_exec, &saved, 1);
-	p = jit_cache_alloc(pool, 64, JIT_TYPE_ITS);
-	fired = fail_none(&jit_fail_map_exec, &saved, 1);
-	if (!fired && !p)
-		kunit_skip(test, "no huge page to fail the mapping of");
-	KUNIT_EXPECT_TRUE(test, fired);
-	KUNIT_EXPECT_NULL(test, p);
-	s = stats_of(pool);
-	KUNIT_EXPECT_EQ(test, s.map_errors, 1UL);
-	KUNIT_EXPECT_EQ(test, s.alias_errors, 0UL);
-	KUNIT_EXPECT_EQ(test, s.huge_pages, 0UL);
-	KUNIT_EXPECT_EQ(test, s.leaked_pages, 0UL);
-	KUNIT_EXPECT_EQ(test, s.allocs, 0UL);
-
-	/* no new page before the retry delay (if this task got there in time) */
-	p = jit_cache_alloc(pool, 64, JIT_TYPE_ITS);
-	if (time_before(jiffies, t0 + JIT_CACHE_RETRY))
-		KUNIT_EXPECT_NULL(test, p);
-	if (p)
-		KUNIT_EXPECT_EQ(test, jit_cache_free(p), 0);
-
-	/* the place is free again, held here until the retry */
-	vm_unmap_aliases();
-	area = __get_vm_area_caller(JIT_CACHE_PAGE_SIZE, VM_NO_GUARD, start,
-				    start + JIT_CACHE_PAGE_SIZE,
-				    __builtin_return_address(0));
-	KUNIT_EXPECT_NOT_NULL_MSG(test, area,
-				  "the failed page's place was not given back");
-	msleep(jiffies_to_msecs(JIT_CACHE_RETRY) + TEST_GRACE_MS);
-	if (area) {
-		free_vm_area(area);
-		vm_unmap_aliases();
-	}
-	p = jit_cache_alloc(pool, 64, JIT_TYPE_ITS);
-	KUNIT_ASSERT_NOT_NULL(test, p);
-	KUNIT_EXPECT_EQ(test, ALIGN_DOWN((unsigned long)p, JIT_CACHE_PAGE_SIZE),
-			start);
+	p = jit_test_map_failure(test, pool, start, JIT_TYPE_ITS);
 	KUNIT_EXPECT_TRUE(test, all_traps(p, 64));
-	s = stats_of(pool);
-	KUNIT_EXPECT_EQ(test, s.huge_pages, 1UL);
-	KUNIT_EXPECT_EQ(test, s.map_errors, 1UL);
 	KUNIT_EXPECT_EQ(test, jit_cache_free(p), 0);
 }
 #else

@@ -17,6 +17,7 @@
 #include <linux/string.h>
 #include <linux/vmalloc.h>
 
+#include "jitalloc_fault_test.h"
 #include "jitalloc_internal.h"
 #include "jitalloc_test_pt.h"
 
@@ -724,7 +725,7 @@ static void jit_test_free_under_failslab(struct kunit *test)
 static void jit_test_free_when_erase_fails(struct kunit *test)
 {
 #ifdef CONFIG_FAULT_INJECTION
-	struct fault_attr saved = jit_fail_tree_erase;
+	struct fault_attr saved;
 	unsigned long areas = jit_alloc_areas();
 	void *p[16];
 	int i, met = 0;
@@ -733,22 +734,13 @@ static void jit_test_free_when_erase_fails(struct kunit *test)
 		p[i] = jit_data_alloc(PAGE_SIZE);
 		KUNIT_ASSERT_NOT_NULL(test, p[i]);
 	}
-	jit_fail_tree_erase.verbose = 0;
-	jit_fail_tree_erase.interval = 1;
-	jit_fail_tree_erase.task_filter = true;
-	current->make_it_fail = 1;
-	jit_fail_tree_erase.probability = 100;
+	jit_test_fault_arm(&jit_fail_tree_erase, &saved, 2);
 	for (i = 0; i < ARRAY_SIZE(p); i++) {
 		atomic_set(&jit_fail_tree_erase.times, 2);
 		jit_free(p[i]);
 		met += !atomic_read(&jit_fail_tree_erase.times);
 	}
-	jit_fail_tree_erase.probability = 0;
-	current->make_it_fail = 0;
-	jit_fail_tree_erase.verbose = saved.verbose;
-	jit_fail_tree_erase.interval = saved.interval;
-	jit_fail_tree_erase.task_filter = saved.task_filter;
-	atomic_set(&jit_fail_tree_erase.times, atomic_read(&saved.times));
+	jit_test_fault_disarm(&jit_fail_tree_erase, &saved, 2);
 	kunit_info(test, "%d of %zu removals failed twice first\n", met,
 		   ARRAY_SIZE(p));
 	KUNIT_EXPECT_EQ(test, met, (int)ARRAY_SIZE(p));

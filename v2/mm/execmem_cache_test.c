@@ -5,6 +5,7 @@
  * (the mapping, its direct-map alias, the bytes) rather than from the
  * cache's own counters; writes and frees that must be refused.
  */
+#include <kunit/resource.h>
 #include <kunit/test.h>
 #include <linux/delay.h>
 #include <linux/execmem.h>
@@ -17,6 +18,7 @@
 #include "execmem_cache.h"
 #include "internal.h"
 #include "jitalloc_cache.h"
+#include "jitalloc_fault_test.h"
 
 /* A type the architecture put in the cache, or -1: skip. */
 static int execmem_test_type(struct kunit *test)
@@ -157,23 +159,19 @@ static void execmem_test_update(struct kunit *test)
 }
 
 #ifdef CONFIG_FAULT_INJECTION
+KUNIT_DEFINE_ACTION_WRAPPER(execmem_test_pool_destroy, jit_cache_pool_destroy,
+			    struct jit_cache_pool *);
+
 /*
- * A filled page that, mapped executable, is not one entry (the fault
- * injection pretends so, for this task alone) is given back: counted,
- * nothing kept, nothing leaked.  The engine's pool here covers one free
- * 2 MiB slot: right after the failure that place can be reserved again,
- * which it could not if the page had been kept; the page the pool gets
- * once its retry delay has passed (and not before) lands there.
+ * A filled page that cannot be mapped executable is given back (see
+ * jit_test_map_failure()); the page the pool gets after it is read-only
+ * and executable, its alias read-only.  The engine's pool here covers one
+ * free 2 MiB slot.
  */
 static void execmem_test_map_failure(struct kunit *test)
 {
 	struct jit_address_space as = { .prot = JIT_PROT_ROX };
-	struct fault_attr saved = jit_fail_map_exec;
 	struct jit_cache_pool *pool;
-	struct jit_cache_stats s;
-	struct vm_struct *area;
-	unsigned long t0;
-	bool fired;
 	void *p;
 
 	if (!jit_cache_pages_possible(PAGE_KERNEL))
@@ -186,60 +184,14 @@ static void execmem_test_map_failure(struct kunit *test)
 	pool = jit_cache_pool_create(test->name, &as, false,
 				     execmem_arch_trap_byte(), 20);
 	KUNIT_ASSERT_NOT_NULL(test, pool);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							execmem_test_pool_destroy,
+							pool), 0);
 
-	t0 = jiffies;
-	jit_fail_map_exec.verbose = 0;
-	jit_fail_map_exec.interval = 1;
-	atomic_set(&jit_fail_map_exec.space, 0);
-	atomic_set(&jit_fail_map_exec.times, 1);
-	jit_fail_map_exec.task_filter = true;
-	current->make_it_fail = 1;
-	smp_wmb();	/* the filter before the probability */
-	WRITE_ONCE(jit_fail_map_exec.probability, 100);
-	p = jit_cache_alloc(pool, 64, JIT_TYPE_BPF);
-	WRITE_ONCE(jit_fail_map_exec.probability, 0);
-	smp_wmb();	/* nothing fails before the filter goes */
-	current->make_it_fail = 0;
-	fired = !atomic_read(&jit_fail_map_exec.times);
-	jit_fail_map_exec = saved;
-	if (!fired && !p) {
-		jit_cache_pool_destroy(pool);
-		kunit_skip(test, "no huge page to fail the mapping of");
-	}
-	KUNIT_EXPECT_TRUE(test, fired);
-	KUNIT_EXPECT_NULL(test, p);
-	jit_cache_flush(pool);
-	jit_cache_get_stats(pool, &s);
-	KUNIT_EXPECT_EQ(test, s.map_errors, 1UL);
-	KUNIT_EXPECT_EQ(test, s.huge_pages, 0UL);
-	KUNIT_EXPECT_EQ(test, s.leaked_pages, 0UL);
-	p = jit_cache_alloc(pool, 64, JIT_TYPE_BPF);
-	if (time_before(jiffies, t0 + JIT_CACHE_RETRY))
-		KUNIT_EXPECT_NULL(test, p);
-	if (p)
-		KUNIT_EXPECT_EQ(test, jit_cache_free(p), 0);
-
-	/* the place is free again, held here until the retry */
-	vm_unmap_aliases();
-	area = __get_vm_area_caller(JIT_CACHE_PAGE_SIZE, VM_NO_GUARD, as.start,
-				    as.end, __builtin_return_address(0));
-	KUNIT_EXPECT_NOT_NULL_MSG(test, area,
-				  "the failed page's place was not given back");
-	msleep(jiffies_to_msecs(JIT_CACHE_RETRY) + 20);
-	if (area) {
-		free_vm_area(area);
-		vm_unmap_aliases();
-	}
-	p = jit_cache_alloc(pool, 64, JIT_TYPE_BPF);
-	KUNIT_EXPECT_NOT_NULL(test, p);
-	if (p) {
-		KUNIT_EXPECT_EQ(test, ALIGN_DOWN((unsigned long)p,
-						 JIT_CACHE_PAGE_SIZE), as.start);
-		execmem_test_expect_rox(test, p, JIT_CACHE_PAGE_SIZE);
-		execmem_test_expect_alias_ro(test, p);
-		KUNIT_EXPECT_EQ(test, jit_cache_free(p), 0);
-	}
-	jit_cache_pool_destroy(pool);
+	p = jit_test_map_failure(test, pool, as.start, JIT_TYPE_BPF);
+	execmem_test_expect_rox(test, p, JIT_CACHE_PAGE_SIZE);
+	execmem_test_expect_alias_ro(test, p);
+	KUNIT_EXPECT_EQ(test, jit_cache_free(p), 0);
 }
 #else
 static void execmem_test_map_failure(struct kunit *test)
