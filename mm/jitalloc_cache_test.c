@@ -908,13 +908,13 @@ static void alias_failure_case(struct kunit *test, int failures,
 			       unsigned long leaked)
 {
 	struct jit_cache_pool *pool = vmalloc_pool(test);
-	struct fault_attr saved;
+	struct jit_test_fault f;
 	struct jit_cache_stats s;
 	void *p;
 
-	jit_test_fault_arm(&jit_fail_alias, &saved, failures);
+	jit_test_fault_arm(&f, &jit_fail_alias, failures);
 	p = jit_cache_alloc(pool, 64, JIT_TYPE_ITS);
-	jit_test_fault_disarm(&jit_fail_alias, &saved, failures);
+	jit_test_fault_disarm(&f);
 	KUNIT_EXPECT_NULL(test, p);
 	s = stats_of(pool);
 	KUNIT_EXPECT_EQ(test, s.alias_errors, 1UL);

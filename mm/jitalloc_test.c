@@ -725,7 +725,7 @@ static void jit_test_free_under_failslab(struct kunit *test)
 static void jit_test_free_when_erase_fails(struct kunit *test)
 {
 #ifdef CONFIG_FAULT_INJECTION
-	struct fault_attr saved;
+	struct jit_test_fault f;
 	unsigned long areas = jit_alloc_areas();
 	void *p[16];
 	int i, met = 0;
@@ -734,13 +734,13 @@ static void jit_test_free_when_erase_fails(struct kunit *test)
 		p[i] = jit_data_alloc(PAGE_SIZE);
 		KUNIT_ASSERT_NOT_NULL(test, p[i]);
 	}
-	jit_test_fault_arm(&jit_fail_tree_erase, &saved, 2);
+	jit_test_fault_arm(&f, &jit_fail_tree_erase, 2);
 	for (i = 0; i < ARRAY_SIZE(p); i++) {
 		atomic_set(&jit_fail_tree_erase.times, 2);
 		jit_free(p[i]);
 		met += !atomic_read(&jit_fail_tree_erase.times);
 	}
-	jit_test_fault_disarm(&jit_fail_tree_erase, &saved, 2);
+	jit_test_fault_disarm(&f);
 	kunit_info(test, "%d of %zu removals failed twice first\n", met,
 		   ARRAY_SIZE(p));
 	KUNIT_EXPECT_EQ(test, met, (int)ARRAY_SIZE(p));
