@@ -140,6 +140,8 @@ static_assert(BIT(JIT_CACHE_USER_BITS) >= JIT_TYPE_NR);
  * @addr: start of the mapping, aligned to JIT_CACHE_PAGE_SIZE
  * @alias: its linear-map alias
  * @dead: taken off the pool for freeing; lookups must not use it
+ * @kept: never freed (its pages or its allocations are kept): it stays in
+ *	the lookup tree, where it refuses frees and writes without its pool
  * @used: chunks allocated, waiting for their refill or being refilled
  * @first_free: no free chunk lies below this index
  * @empty_since: jiffies when @used dropped to zero
@@ -164,6 +166,7 @@ struct jit_cache_page {
 	void *addr;
 	void *alias;
 	bool dead;
+	bool kept;
 	unsigned int used;
 	unsigned int first_free;
 	unsigned long empty_since;
@@ -277,9 +280,13 @@ static atomic_long_t jit_cache_pages = ATOMIC_LONG_INIT(0);
  * rewrites a node in place, so a lookup holds the tree's own lock (a
  * lockless load can read a torn node, miss a live page or return another
  * one).  A reader holds jit_cache_map_sem for reading from the lookup
- * until it holds the page's pool lock; a page is marked dead, erased, and
- * freed only after jit_cache_map_sem was taken for writing once, when no
- * reader that found it can still be on its way to its pool's lock.
+ * until it holds the page's pool lock; a page is marked dead, and erased
+ * and freed only after jit_cache_map_sem was taken for writing once, when no
+ * reader that found it can still be on its way to its pool's lock.  A page
+ * leaves the tree only once its area is a plain vmalloc area again (not
+ * executable, its alias writable), and a page that is never freed stays:
+ * a free of an address in neither a pool nor the tree would be handed on
+ * to vfree(), which frees the whole area that holds it.
  */
 static DEFINE_MTREE(jit_cache_map);
 static DECLARE_RWSEM(jit_cache_map_sem);
@@ -701,6 +708,21 @@ err_retry:
 }
 
 /*
+ * A dead page that is never freed: its pages are kept (their alias could
+ * not be made writable again) or its allocations are (its pool was
+ * destroyed while they lived).  It stays in the lookup tree, marked kept,
+ * so that a free or a write into it is refused rather than taken for
+ * memory of some other allocator's; lookups no longer look at its pool,
+ * which may go, once no reader can still be on its way to it.
+ */
+static void jit_cache_keep_page(struct jit_cache_page *page)
+{
+	WRITE_ONCE(page->kept, true);
+	down_write(&jit_cache_map_sem);
+	up_write(&jit_cache_map_sem);
+}
+
+/*
  * Take a dead page out of the lookup tree.  The erase may need a node, and
  * a failed one would leave the page in the tree after it is freed, so it
  * is one that cannot fail (jit_mtree_erase_range()); it may wait for
@@ -720,7 +742,9 @@ static void jit_cache_unmap_page(struct jit_cache_page *page)
 
 /*
  * Free a page that was taken off its pool and marked dead; @reason is an
- * &enum jit_trace_reclaim.
+ * &enum jit_trace_reclaim.  It stays in the lookup tree, where frees and
+ * writes into it are refused, until its area is plain vmalloc memory
+ * again; if its alias stays read-only, it stays there for good.
  */
 static void jit_cache_page_free(struct jit_cache_page *page, int reason)
 {
@@ -730,7 +754,6 @@ static void jit_cache_page_free(struct jit_cache_page *page, int reason)
 	trace_jit_cache_page_unmap(page->pool->name, page->addr,
 				   JIT_CACHE_PAGE_SIZE, reason);
 	atomic_long_sub(JIT_CACHE_PAGE_SIZE >> PAGE_SHIFT, &jit_cache_pages);
-	jit_cache_unmap_page(page);
 	/* kmemleak must not scan what is about to be unmapped */
 	kmemleak_free(page->addr);
 
@@ -740,10 +763,18 @@ static void jit_cache_page_free(struct jit_cache_page *page, int reason)
 	 * and split the direct map.
 	 */
 	vunmap_range(start, start + JIT_CACHE_PAGE_SIZE);
-	if (jit_protect_alias(alias, JIT_CACHE_PAGE_SIZE, false))
+	if (jit_protect_alias(alias, JIT_CACHE_PAGE_SIZE, false)) {
+		jit_cache_keep_page(page);
 		jit_cache_page_leak(page->pool, page->addr);
-	else
-		vfree(page->addr);
+		return;
+	}
+	/*
+	 * Out of the tree while its area still holds the place: nothing can
+	 * be allocated there until the vfree(), and a stray vfree() of it
+	 * from here on finds pages that are safe to free.
+	 */
+	jit_cache_unmap_page(page);
+	vfree(page->addr);
 	kvfree(page);
 }
 
@@ -1009,7 +1040,9 @@ static struct jit_cache_page *jit_cache_find_lock(const void *addr)
 	mtree_lock(&jit_cache_map);
 	page = mtree_load(&jit_cache_map, (unsigned long)addr);
 	mtree_unlock(&jit_cache_map);
-	if (page) {
+	if (page && READ_ONCE(page->kept)) {
+		page = ERR_PTR(-EINVAL);
+	} else if (page) {
 		mutex_lock(&page->pool->lock);
 		if (page->dead) {
 			mutex_unlock(&page->pool->lock);
@@ -1635,7 +1668,7 @@ void jit_cache_pool_destroy(struct jit_cache_pool *pool)
 		list_del(&page->list);
 		if (WARN(page->used, "jitalloc: pool %s destroyed in use\n",
 			 pool->name)) {
-			jit_cache_unmap_page(page);
+			jit_cache_keep_page(page);
 			continue;
 		}
 		count_vm_event(JIT_CACHE_PAGE_UNMAP);

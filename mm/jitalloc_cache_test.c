@@ -88,15 +88,6 @@ static void cache_test_exit(struct kunit *test)
 		jit_cache_pool_destroy(test->priv);
 }
 
-static struct jit_cache_stats stats_of(struct jit_cache_pool *pool)
-{
-	struct jit_cache_stats s;
-
-	jit_cache_flush(pool);
-	jit_cache_get_stats(pool, &s);
-	return s;
-}
-
 /* Does [p, p + len) hold nothing but the arch's trapping fill? */
 static bool all_traps(const void *p, size_t len)
 {
@@ -107,6 +98,7 @@ static void cache_test_rounding_and_alignment(struct kunit *test)
 {
 	struct jit_cache_pool *pool = vmalloc_pool(test);
 	void *one, *chunk1, *page, *odd;
+	struct jit_cache_stats s;
 
 	one = jit_cache_alloc(pool, 1, JIT_TYPE_ITS);
 	chunk1 = jit_cache_alloc(pool, 65, JIT_TYPE_BPF);
@@ -124,12 +116,12 @@ static void cache_test_rounding_and_alignment(struct kunit *test)
 	/* 1 byte takes one chunk, so the next allocation follows it */
 	KUNIT_EXPECT_PTR_EQ(test, chunk1, one + 64);
 
-	KUNIT_EXPECT_EQ(test, stats_of(pool).bytes_in_use[JIT_TYPE_ITS], 64UL);
-	KUNIT_EXPECT_EQ(test, stats_of(pool).bytes_in_use[JIT_TYPE_BPF], 128UL);
-	KUNIT_EXPECT_EQ(test, stats_of(pool).bytes_in_use[JIT_TYPE_KPROBES],
-			PAGE_SIZE + 64);
-	KUNIT_EXPECT_EQ(test, stats_of(pool).bytes_in_use[JIT_TYPE_FTRACE], 3008UL);
-	KUNIT_EXPECT_EQ(test, stats_of(pool).huge_pages, 1UL);
+	s = jit_test_pool_stats(pool);
+	KUNIT_EXPECT_EQ(test, s.bytes_in_use[JIT_TYPE_ITS], 64UL);
+	KUNIT_EXPECT_EQ(test, s.bytes_in_use[JIT_TYPE_BPF], 128UL);
+	KUNIT_EXPECT_EQ(test, s.bytes_in_use[JIT_TYPE_KPROBES], PAGE_SIZE + 64);
+	KUNIT_EXPECT_EQ(test, s.bytes_in_use[JIT_TYPE_FTRACE], 3008UL);
+	KUNIT_EXPECT_EQ(test, s.huge_pages, 1UL);
 
 	KUNIT_EXPECT_EQ(test, jit_cache_free(one), 0);
 	KUNIT_EXPECT_EQ(test, jit_cache_free(chunk1), 0);
@@ -275,7 +267,7 @@ static void cache_test_refill_bounded(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, seen, len / 64);
 	KUNIT_EXPECT_EQ(test, runs, 2UL);
 	KUNIT_EXPECT_TRUE(test, all_traps(p, len));
-	KUNIT_EXPECT_EQ(test, stats_of(pool).chunks_used, 0UL);
+	KUNIT_EXPECT_EQ(test, jit_test_pool_stats(pool).chunks_used, 0UL);
 }
 
 static void cache_test_reuse(struct kunit *test)
@@ -295,11 +287,13 @@ static void cache_test_reuse(struct kunit *test)
 		KUNIT_ASSERT_NOT_NULL(test, p[i]);
 	}
 	/* everything fit in the first huge page, both times */
-	KUNIT_EXPECT_EQ(test, stats_of(pool).huge_pages, 1UL);
-	KUNIT_EXPECT_EQ(test, stats_of(pool).reclaims, 0UL);
+	KUNIT_EXPECT_EQ(test, jit_test_pool_stats(pool).huge_pages, 1UL);
+	KUNIT_EXPECT_EQ(test, jit_test_pool_stats(pool).reclaims, 0UL);
 	for (i = 0; i < ARRAY_SIZE(p); i++)
 		KUNIT_EXPECT_EQ(test, jit_cache_free(p[i]), 0);
-	KUNIT_EXPECT_EQ(test, stats_of(pool).bytes_in_use[JIT_TYPE_BPF], 0UL);
+	KUNIT_EXPECT_EQ(test,
+			jit_test_pool_stats(pool).bytes_in_use[JIT_TYPE_BPF],
+			0UL);
 }
 
 /*
@@ -326,7 +320,7 @@ static void cache_test_has_room(struct kunit *test)
 	/* refilled and free again, the page is kept as the spare */
 	KUNIT_ASSERT_EQ(test, jit_cache_free(p), 0);
 	jit_cache_flush(pool);
-	KUNIT_EXPECT_EQ(test, stats_of(pool).huge_pages, 1UL);
+	KUNIT_EXPECT_EQ(test, jit_test_pool_stats(pool).huge_pages, 1UL);
 	KUNIT_EXPECT_TRUE(test, jit_cache_has_room(pool, JIT_CACHE_PAGE_SIZE));
 }
 
@@ -340,7 +334,7 @@ static void cache_test_reclaim_keeps_spare(struct kunit *test)
 	b = jit_cache_alloc(pool, JIT_CACHE_PAGE_SIZE, JIT_TYPE_MODULE_TEXT);
 	KUNIT_ASSERT_NOT_NULL(test, a);
 	KUNIT_ASSERT_NOT_NULL(test, b);
-	KUNIT_EXPECT_EQ(test, stats_of(pool).huge_pages, 2UL);
+	KUNIT_EXPECT_EQ(test, jit_test_pool_stats(pool).huge_pages, 2UL);
 
 	KUNIT_EXPECT_EQ(test, jit_cache_free(a), 0);
 	KUNIT_EXPECT_EQ(test, jit_cache_free(b), 0);
@@ -348,14 +342,14 @@ static void cache_test_reclaim_keeps_spare(struct kunit *test)
 	msleep(TEST_GRACE_MS * 3);
 	jit_cache_flush(pool);
 	/* after the grace period one page went back, the spare stayed */
-	KUNIT_EXPECT_EQ(test, stats_of(pool).huge_pages, 1UL);
-	KUNIT_EXPECT_EQ(test, stats_of(pool).spare_pages, 1UL);
-	KUNIT_EXPECT_EQ(test, stats_of(pool).reclaims, 1UL);
+	KUNIT_EXPECT_EQ(test, jit_test_pool_stats(pool).huge_pages, 1UL);
+	KUNIT_EXPECT_EQ(test, jit_test_pool_stats(pool).spare_pages, 1UL);
+	KUNIT_EXPECT_EQ(test, jit_test_pool_stats(pool).reclaims, 1UL);
 
 	/* memory pressure takes the spare too */
 	KUNIT_EXPECT_EQ(test, jit_cache_reclaim(pool, true), 1UL);
-	KUNIT_EXPECT_EQ(test, stats_of(pool).huge_pages, 0UL);
-	KUNIT_EXPECT_EQ(test, stats_of(pool).reclaims, 2UL);
+	KUNIT_EXPECT_EQ(test, jit_test_pool_stats(pool).huge_pages, 0UL);
+	KUNIT_EXPECT_EQ(test, jit_test_pool_stats(pool).reclaims, 2UL);
 }
 
 /*
@@ -397,7 +391,7 @@ static void cache_test_no_huge_page(struct kunit *test)
 
 	KUNIT_EXPECT_NULL(test, jit_cache_alloc(pool, 64, JIT_TYPE_BPF));
 	KUNIT_EXPECT_NULL(test, jit_cache_alloc(pool, PAGE_SIZE, JIT_TYPE_BPF));
-	s = stats_of(pool);
+	s = jit_test_pool_stats(pool);
 	KUNIT_EXPECT_EQ(test, s.huge_pages, 0UL);
 	KUNIT_EXPECT_EQ(test, s.allocs, 0UL);
 }
@@ -412,7 +406,7 @@ static void cache_test_bad_requests(struct kunit *test)
 	KUNIT_EXPECT_NULL(test, jit_cache_alloc(pool, 64, JIT_TYPE_NR));
 	/* data is never cached: no chunk of a ROX page for it */
 	KUNIT_EXPECT_NULL(test, jit_cache_alloc(pool, 64, JIT_TYPE_MODULE_DATA));
-	KUNIT_EXPECT_EQ(test, stats_of(pool).huge_pages, 0UL);
+	KUNIT_EXPECT_EQ(test, jit_test_pool_stats(pool).huge_pages, 0UL);
 }
 
 static void cache_test_bad_free(struct kunit *test)
@@ -427,7 +421,7 @@ static void cache_test_bad_free(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, p);
 	KUNIT_ASSERT_NOT_NULL(test, q);
 	KUNIT_EXPECT_EQ(test, jit_cache_free(p), 0);
-	before = stats_of(pool);
+	before = jit_test_pool_stats(pool);
 
 	/* refused without a word: jit_free() warns and counts */
 	ret = jit_cache_free(p);		/* double free */
@@ -436,7 +430,7 @@ static void cache_test_bad_free(struct kunit *test)
 	KUNIT_EXPECT_EQ(test, ret, -EINVAL);
 	KUNIT_EXPECT_EQ(test, jit_cache_free(&ret), -ENOENT);	/* not ours */
 
-	after = stats_of(pool);
+	after = jit_test_pool_stats(pool);
 	KUNIT_EXPECT_EQ(test, memcmp(&before, &after, sizeof(before)), 0);
 	/* q is intact and still frees */
 	KUNIT_EXPECT_EQ(test, jit_cache_check_update(q, 64), 0);
@@ -538,7 +532,7 @@ static void cache_test_concurrent(struct kunit *test)
 		wait_for_completion(&args[i].done);
 		KUNIT_EXPECT_EQ(test, args[i].errors, 0);
 	}
-	s = stats_of(pool);
+	s = jit_test_pool_stats(pool);
 	KUNIT_EXPECT_EQ(test, s.allocs, s.frees);
 	KUNIT_EXPECT_EQ(test, s.bytes_in_use[JIT_TYPE_ITS], 0UL);
 	KUNIT_EXPECT_EQ(test, s.chunks_used, 0UL);
@@ -604,7 +598,7 @@ static void cache_test_refill_window(struct kunit *test)
 	page = jit_cache_refill_begin(pool, &start, &nr);
 	KUNIT_ASSERT_NOT_NULL(test, page);
 	KUNIT_EXPECT_EQ(test, nr, 2UL);
-	before = stats_of(pool);
+	before = jit_test_pool_stats(pool);
 
 	KUNIT_EXPECT_EQ(test, jit_cache_free(p), -EINVAL);
 	KUNIT_EXPECT_EQ(test, jit_cache_check_update(p, 1), -EINVAL);
@@ -612,7 +606,7 @@ static void cache_test_refill_window(struct kunit *test)
 	KUNIT_ASSERT_NOT_NULL(test, r);
 	KUNIT_EXPECT_PTR_NE(test, r, p);
 
-	after = stats_of(pool);
+	after = jit_test_pool_stats(pool);
 	KUNIT_EXPECT_EQ(test, after.frees, before.frees);
 	KUNIT_EXPECT_EQ(test, after.bytes_in_use[JIT_TYPE_BPF],
 			before.bytes_in_use[JIT_TYPE_BPF] + 128);
@@ -621,9 +615,9 @@ static void cache_test_refill_window(struct kunit *test)
 	/* done: the chunks are free again, and nothing else changed */
 	KUNIT_EXPECT_EQ(test, jit_arch_text_set(p, test_fill(), 128), 0);
 	jit_cache_refill_end(pool, page, start, nr);
-	KUNIT_EXPECT_EQ(test, stats_of(pool).chunks_used, 2UL);
+	KUNIT_EXPECT_EQ(test, jit_test_pool_stats(pool).chunks_used, 2UL);
 	KUNIT_EXPECT_EQ(test, jit_cache_free(r), 0);
-	after = stats_of(pool);
+	after = jit_test_pool_stats(pool);
 	KUNIT_EXPECT_EQ(test, after.chunks_used, 0UL);
 	KUNIT_EXPECT_EQ(test, after.bytes_in_use[JIT_TYPE_BPF], 0UL);
 	KUNIT_EXPECT_EQ(test, after.allocs, after.frees);
@@ -734,7 +728,7 @@ static void cache_test_refill_race(struct kunit *test)
 		KUNIT_EXPECT_EQ(test, args[i].errors, 0UL);
 		rounds += args[i].rounds;
 		refused += args[i].refused;
-		s = stats_of(args[i].pool);
+		s = jit_test_pool_stats(args[i].pool);
 		KUNIT_EXPECT_EQ(test, s.allocs, s.frees);
 		KUNIT_EXPECT_EQ(test, s.bytes_in_use[JIT_TYPE_ITS], 0UL);
 		KUNIT_EXPECT_EQ(test, s.chunks_used, 0UL);
@@ -872,7 +866,7 @@ static void cache_test_nowait(struct kunit *test)
 	mutex_unlock(&text_mutex);
 	KUNIT_EXPECT_NULL(test, p);
 	/* the page was added in the background */
-	KUNIT_EXPECT_EQ(test, stats_of(pool).huge_pages, 1UL);
+	KUNIT_EXPECT_EQ(test, jit_test_pool_stats(pool).huge_pages, 1UL);
 
 	mutex_lock(&text_mutex);
 	p = jit_cache_alloc_nowait(pool, PAGE_SIZE, JIT_TYPE_KPROBES);
@@ -890,7 +884,7 @@ static void cache_test_nowait(struct kunit *test)
 	jit_cache_flush(pool);
 	r = jit_cache_alloc_nowait(pool, PAGE_SIZE, JIT_TYPE_KPROBES);
 	KUNIT_EXPECT_PTR_EQ(test, r, p);
-	KUNIT_EXPECT_EQ(test, stats_of(pool).huge_pages, 1UL);
+	KUNIT_EXPECT_EQ(test, jit_test_pool_stats(pool).huge_pages, 1UL);
 	if (r)
 		KUNIT_EXPECT_EQ(test, jit_cache_free(r), 0);
 	if (q)
@@ -916,7 +910,7 @@ static void alias_failure_case(struct kunit *test, int failures,
 	p = jit_cache_alloc(pool, 64, JIT_TYPE_ITS);
 	jit_test_fault_disarm(&f);
 	KUNIT_EXPECT_NULL(test, p);
-	s = stats_of(pool);
+	s = jit_test_pool_stats(pool);
 	KUNIT_EXPECT_EQ(test, s.alias_errors, 1UL);
 	KUNIT_EXPECT_EQ(test, s.huge_pages, 0UL);
 	KUNIT_EXPECT_EQ(test, s.leaked_pages, leaked);
@@ -941,25 +935,39 @@ static void cache_test_alias_restore_failure(struct kunit *test)
 static void cache_test_map_failure(struct kunit *test)
 {
 	struct jit_cache_pool *pool;
-	struct vm_struct *area;
 	unsigned long start;
 	void *p;
 
 	require_huge_vmalloc(test);
-	area = __get_vm_area_node(2 * JIT_CACHE_PAGE_SIZE, JIT_CACHE_PAGE_SIZE,
-				  PAGE_SHIFT, VM_NO_GUARD, VMALLOC_START,
-				  VMALLOC_END, NUMA_NO_NODE, GFP_KERNEL,
-				  __builtin_return_address(0));
-	KUNIT_ASSERT_NOT_NULL(test, area);
-	start = (unsigned long)area->addr + JIT_CACHE_PAGE_SIZE;
-	free_vm_area(area);
-	vm_unmap_aliases();
+	start = jit_test_free_slot(test);
 	pool = test_pool(test, start, start + JIT_CACHE_PAGE_SIZE,
 			 TEST_GRACE_MS);
 
 	p = jit_test_map_failure(test, pool, start, JIT_TYPE_ITS);
 	KUNIT_EXPECT_TRUE(test, all_traps(p, 64));
 	KUNIT_EXPECT_EQ(test, jit_cache_free(p), 0);
+}
+
+/*
+ * A page whose alias stays read-only when it is reclaimed keeps its place
+ * (see jit_test_kept_page()): jit_free() into it is refused and counted,
+ * and a free after its pool is gone is refused too.
+ */
+static void cache_test_kept_page(struct kunit *test)
+{
+	struct jit_cache_pool *pool = vmalloc_pool(test);
+	unsigned long refused;
+	void *p;
+
+	p = jit_test_kept_page(test, pool, JIT_TYPE_ITS);
+	refused = jit_alloc_refused();
+	jit_free(p);
+	KUNIT_EXPECT_EQ(test, jit_alloc_refused(), refused + 1);
+
+	jit_cache_pool_destroy(pool);
+	test->priv = NULL;
+	KUNIT_EXPECT_EQ(test, jit_cache_free(p), -EINVAL);
+	KUNIT_EXPECT_EQ(test, jit_cache_check_update(p, 1), -EINVAL);
 }
 #else
 static void cache_test_alias_failure(struct kunit *test)
@@ -973,6 +981,11 @@ static void cache_test_alias_restore_failure(struct kunit *test)
 }
 
 static void cache_test_map_failure(struct kunit *test)
+{
+	kunit_skip(test, "no CONFIG_FAULT_INJECTION");
+}
+
+static void cache_test_kept_page(struct kunit *test)
 {
 	kunit_skip(test, "no CONFIG_FAULT_INJECTION");
 }
@@ -1322,6 +1335,7 @@ static struct kunit_case jitalloc_cache_test_cases[] = {
 	KUNIT_CASE(cache_test_alias_failure),
 	KUNIT_CASE(cache_test_alias_restore_failure),
 	KUNIT_CASE(cache_test_map_failure),
+	KUNIT_CASE(cache_test_kept_page),
 	KUNIT_CASE(cache_test_fallback_alias),
 	KUNIT_CASE(cache_test_huge_vmap_vs_walker),
 	KUNIT_CASE(cache_test_its_thunks),

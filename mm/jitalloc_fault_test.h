@@ -1,23 +1,63 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * What the KUnit suites of the jit allocator and its cache share to
- * inject faults: a fault attribute armed for the test's own task, with
- * what debugfs had set put back afterwards, and the case of a filled
- * page that cannot be mapped executable.  Included by those suites only.
+ * What the KUnit suites of the jit allocator and its cache share: a
+ * fault attribute armed for the test's own task, with what debugfs had
+ * set put back afterwards; a pool's statistics and a free huge page of
+ * vmalloc space for a pool of the test's own; and the cases of a filled
+ * page that cannot be mapped executable and of a page whose alias stays
+ * read-only.  Included by those suites only.
  */
 #ifndef _MM_JITALLOC_FAULT_TEST_H
 #define _MM_JITALLOC_FAULT_TEST_H
 
-#ifdef CONFIG_FAULT_INJECTION
 #include <kunit/test.h>
+
+#include "jitalloc_cache.h"
+
+#if JIT_CACHE_CONFIGURED
+#include <linux/vmalloc.h>
+
+#include "internal.h"
+
+/* Flushed statistics of @pool. */
+static inline struct jit_cache_stats
+jit_test_pool_stats(struct jit_cache_pool *pool)
+{
+	struct jit_cache_stats s;
+
+	jit_cache_flush(pool);
+	jit_cache_get_stats(pool, &s);
+	return s;
+}
+
+/**
+ * jit_test_free_slot() - a free huge page of vmalloc space
+ * @test: the running test, skipped when there is none
+ *
+ * The highest one: vmalloc allocates bottom-up, so the kernel's own
+ * allocations are the least likely to land there while a test's pool
+ * uses it.
+ *
+ * Return: its start.
+ */
+static inline unsigned long jit_test_free_slot(struct kunit *test)
+{
+	unsigned long start;
+
+	start = vmap_highest_free(JIT_CACHE_PAGE_SIZE, JIT_CACHE_PAGE_SIZE,
+				  VMALLOC_START, VMALLOC_END);
+	if (!start)
+		kunit_skip(test, "no free huge page of vmalloc space");
+	return start;
+}
+#endif /* JIT_CACHE_CONFIGURED */
+
+#ifdef CONFIG_FAULT_INJECTION
 #include <linux/atomic.h>
 #include <linux/delay.h>
 #include <linux/fault-inject.h>
 #include <linux/jiffies.h>
 #include <linux/sched.h>
-#include <linux/vmalloc.h>
-
-#include "jitalloc_cache.h"
 
 /**
  * struct jit_test_fault - a fault attribute armed by a test
@@ -121,22 +161,11 @@ static inline bool jit_test_fault_disarm(struct jit_test_fault *f)
 /* How long past a pool's retry delay a test waits before asking again. */
 #define JIT_TEST_FAULT_GRACE_MS	20
 
-/* Flushed statistics of @pool. */
-static inline struct jit_cache_stats
-jit_test_pool_stats(struct jit_cache_pool *pool)
-{
-	struct jit_cache_stats s;
-
-	jit_cache_flush(pool);
-	jit_cache_get_stats(pool, &s);
-	return s;
-}
-
 /**
  * jit_test_map_failure() - a page that cannot be mapped executable
  * @test: the running test
  * @pool: a pool whose range is the one free huge page at @start
- * @start: that page
+ * @start: that page (jit_test_free_slot())
  * @user: the type of user to allocate as
  *
  * A filled page that, mapped executable, is not one entry (the fault
@@ -211,6 +240,59 @@ static inline void *jit_test_map_failure(struct kunit *test,
 	s = jit_test_pool_stats(pool);
 	KUNIT_EXPECT_EQ(test, s.huge_pages, 1UL);
 	KUNIT_EXPECT_EQ(test, s.map_errors, 1UL);
+	return p;
+}
+
+/**
+ * jit_test_kept_page() - a page whose alias stays read-only when it goes
+ * @test: the running test
+ * @pool: a pool of the test's own, with no page yet
+ * @user: the type of user to allocate as
+ *
+ * A free huge page whose linear alias cannot be made writable again when
+ * it is reclaimed keeps its pages out of use, counted, and its place in
+ * the lookup tree: a free or a write into it is refused (-EINVAL), not
+ * taken for an address no pool knows (-ENOENT), which the caller would
+ * hand on to vfree(), freeing pages still read-only in the direct map.
+ *
+ * Context: process context.
+ * Return: the chunk the page held, for the caller to check again after
+ * its pool is gone.
+ */
+static inline void *jit_test_kept_page(struct kunit *test,
+				       struct jit_cache_pool *pool,
+				       enum jit_alloc_type user)
+{
+	unsigned long reclaimed;
+	struct jit_test_fault f;
+	struct jit_cache_stats s;
+	bool fired;
+	void *p;
+
+	p = jit_cache_alloc(pool, 64, user);
+	if (!p) {
+		s = jit_test_pool_stats(pool);
+		KUNIT_ASSERT_EQ(test, s.alias_errors + s.map_errors, 0UL);
+		kunit_skip(test, "no huge page to keep");
+	}
+	KUNIT_ASSERT_EQ(test, jit_cache_free(p), 0);
+	jit_cache_flush(pool);
+	KUNIT_ASSERT_EQ(test, jit_test_pool_stats(pool).huge_pages, 1UL);
+
+	jit_test_fault_arm(&f, &jit_fail_alias, 1);
+	reclaimed = jit_cache_reclaim(pool, true);
+	fired = jit_test_fault_disarm(&f);
+	KUNIT_ASSERT_EQ(test, reclaimed, 1UL);
+	KUNIT_ASSERT_TRUE(test, fired);
+	s = jit_test_pool_stats(pool);
+	KUNIT_EXPECT_EQ(test, s.huge_pages, 0UL);
+	KUNIT_EXPECT_EQ(test, s.leaked_pages,
+			(unsigned long)(JIT_CACHE_PAGE_SIZE >> PAGE_SHIFT));
+
+	KUNIT_EXPECT_EQ(test, jit_cache_free(p), -EINVAL);
+	KUNIT_EXPECT_EQ(test, jit_cache_free(p + JIT_CACHE_PAGE_SIZE / 2),
+			-EINVAL);
+	KUNIT_EXPECT_EQ(test, jit_cache_check_update(p, 1), -EINVAL);
 	return p;
 }
 #endif /* JIT_CACHE_CONFIGURED */

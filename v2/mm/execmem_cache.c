@@ -227,6 +227,19 @@ void *execmem_cache_alloc(enum execmem_type type, size_t size, bool nowait)
 	return jit_cache_alloc(pool, size, (enum jit_alloc_type)type);
 }
 
+/*
+ * Make @nr pages at @addr read-only, then executable.  set_memory_rox()
+ * does both in one pass over the pages, and on x86 it changes each run of
+ * pages before its direct-map alias, with one TLB flush at the end: until
+ * then the text can be executable while its alias is still writable.
+ * set_memory_ro() protects the alias and flushes before anything is
+ * executable.
+ */
+static int execmem_set_rox(unsigned long addr, int nr)
+{
+	return set_memory_ro(addr, nr) ?: set_memory_x(addr, nr);
+}
+
 /**
  * execmem_cache_fallback() - give page-granular text a chunk's promises
  * @type: its flagged type
@@ -234,8 +247,8 @@ void *execmem_cache_alloc(enum execmem_type type, size_t size, bool nowait)
  * @size: its size
  *
  * Fills @p with traps while it is writable, then makes it read-only and
- * executable, its direct-map alias read-only with it (set_memory_rox()
- * does both on x86; arm64 does the alias with rodata=full).
+ * executable, its direct-map alias read-only with it (x86 does both;
+ * arm64 does the alias with rodata=full): see execmem_set_rox().
  *
  * Return: 0, or a negative errno: the caller frees @p.
  */
@@ -246,7 +259,7 @@ int execmem_cache_fallback(enum execmem_type type, void *p, size_t size)
 	int err;
 
 	memset(p, execmem_arch_trap_byte(), PAGE_ALIGN(size));
-	err = set_memory_rox(addr, pages);
+	err = execmem_set_rox(addr, pages);
 	if (err) {
 		pr_warn_ratelimited("cannot make %u pages at %p read-only (%d): allocation refused\n",
 				    pages, p, err);
@@ -534,7 +547,7 @@ int execmem_make_temp_rw(void *ptr, size_t size)
  *
  * Context: process context, may sleep.
  * Return: 0, -EBUSY for a chunk (never made writable), or the error of
- * set_memory_rox().
+ * set_memory_ro() or set_memory_x().
  */
 int execmem_restore_rox(void *ptr, size_t size)
 {
@@ -543,7 +556,7 @@ int execmem_restore_rox(void *ptr, size_t size)
 	if (!execmem_fallback_owned(ptr, size))
 		return -EBUSY;
 	flush_icache_range(addr, addr + PAGE_ALIGN(size));
-	return set_memory_rox(addr, PAGE_ALIGN(size) >> PAGE_SHIFT);
+	return execmem_set_rox(addr, PAGE_ALIGN(size) >> PAGE_SHIFT);
 }
 
 /**

@@ -176,10 +176,7 @@ static void execmem_test_map_failure(struct kunit *test)
 
 	if (!jit_cache_pages_possible(PAGE_KERNEL))
 		kunit_skip(test, "no huge vmalloc mappings here");
-	as.start = vmap_highest_free(JIT_CACHE_PAGE_SIZE, JIT_CACHE_PAGE_SIZE,
-				     VMALLOC_START, VMALLOC_END);
-	if (!as.start)
-		kunit_skip(test, "no free 2 MiB of vmalloc space");
+	as.start = jit_test_free_slot(test);
 	as.end = as.start + JIT_CACHE_PAGE_SIZE;
 	pool = jit_cache_pool_create(test->name, &as, false,
 				     execmem_arch_trap_byte(), 20);
@@ -193,8 +190,49 @@ static void execmem_test_map_failure(struct kunit *test)
 	execmem_test_expect_alias_ro(test, p);
 	KUNIT_EXPECT_EQ(test, jit_cache_free(p), 0);
 }
+
+/*
+ * A page whose alias stays read-only when it is reclaimed keeps its place
+ * (see jit_test_kept_page()): execmem_free() into it is refused and
+ * counted, not handed to vfree(), and so is a free after its pool is gone.
+ */
+static void execmem_test_kept_page(struct kunit *test)
+{
+	struct jit_address_space as = { .prot = JIT_PROT_ROX };
+	struct jit_cache_pool *pool;
+	unsigned long refused;
+	void *p;
+
+	/* execmem_free() looks at the cache only while execmem uses it */
+	execmem_test_type(test);
+	if (!jit_cache_pages_possible(PAGE_KERNEL))
+		kunit_skip(test, "no huge vmalloc mappings here");
+	as.start = jit_test_free_slot(test);
+	as.end = as.start + JIT_CACHE_PAGE_SIZE;
+	pool = jit_cache_pool_create(test->name, &as, false,
+				     execmem_arch_trap_byte(), 20);
+	KUNIT_ASSERT_NOT_NULL(test, pool);
+	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
+							execmem_test_pool_destroy,
+							pool), 0);
+
+	p = jit_test_kept_page(test, pool, JIT_TYPE_BPF);
+	refused = execmem_cache_refused();
+	execmem_free(p);
+	KUNIT_EXPECT_EQ(test, execmem_cache_refused(), refused + 1);
+	KUNIT_EXPECT_NOT_NULL_MSG(test, find_vm_area(p),
+				  "the kept page's area was freed");
+
+	kunit_release_action(test, execmem_test_pool_destroy, pool);
+	KUNIT_EXPECT_EQ(test, jit_cache_free(p), -EINVAL);
+}
 #else
 static void execmem_test_map_failure(struct kunit *test)
+{
+	kunit_skip(test, "no CONFIG_FAULT_INJECTION");
+}
+
+static void execmem_test_kept_page(struct kunit *test)
 {
 	kunit_skip(test, "no CONFIG_FAULT_INJECTION");
 }
@@ -330,6 +368,7 @@ static struct kunit_case execmem_cache_cases[] = {
 	KUNIT_CASE(execmem_test_chunks),
 	KUNIT_CASE(execmem_test_update),
 	KUNIT_CASE(execmem_test_map_failure),
+	KUNIT_CASE(execmem_test_kept_page),
 	KUNIT_CASE(execmem_test_bad_free),
 	KUNIT_CASE(execmem_test_refill),
 	KUNIT_CASE(execmem_test_fallback),
