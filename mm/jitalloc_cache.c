@@ -691,11 +691,13 @@ static struct jit_cache_page *jit_cache_page_alloc(struct jit_cache_pool *pool)
 	page->addr = p;
 	page->alias = alias;
 	page->empty_since = jiffies;
-	if (mtree_insert_range(&jit_cache_map, (unsigned long)p,
-			       (unsigned long)p + JIT_CACHE_PAGE_SIZE - 1, page,
-			       GFP_KERNEL)) {
-		pr_warn_ratelimited("%s: no memory to look a huge page up\n",
-				    pool->name);
+	err = mtree_insert_range(&jit_cache_map, (unsigned long)p,
+				 (unsigned long)p + JIT_CACHE_PAGE_SIZE - 1, page,
+				 GFP_KERNEL);
+	if (err) {
+		/* -EEXIST: a page freed there is still being erased */
+		pr_warn_ratelimited("%s: cannot enter a huge page in the lookup tree (%d)\n",
+				    pool->name, err);
 		jit_cache_page_discard(pool, p, alias);
 		goto err_retry;
 	}
@@ -769,12 +771,14 @@ static void jit_cache_page_free(struct jit_cache_page *page, int reason)
 		return;
 	}
 	/*
-	 * Out of the tree while its area still holds the place: nothing can
-	 * be allocated there until the vfree(), and a stray vfree() of it
-	 * from here on finds pages that are safe to free.
+	 * Freed while still in the tree, dead: until the erase, a stray free
+	 * of it is refused rather than handed on to vfree(), which could by
+	 * then free an area vmalloc gave someone else at that place.  A new
+	 * page vmalloc puts there before the erase cannot enter the tree and
+	 * is given back (jit_cache_page_alloc() tries again later).
 	 */
-	jit_cache_unmap_page(page);
 	vfree(page->addr);
+	jit_cache_unmap_page(page);
 	kvfree(page);
 }
 
@@ -1028,9 +1032,10 @@ void *jit_cache_alloc_nowait(struct jit_cache_pool *pool, size_t len,
 /*
  * The live page that contains @addr, with its pool's lock held; NULL when
  * @addr is not in any pool's huge pages; ERR_PTR(-EINVAL) when it is in
- * one being taken down (emptied, about to be unmapped): no allocation
- * lives there, and the caller must not take @addr for memory of its own
- * either (a vfree() of it would unmap the whole huge page).
+ * one being taken down (emptied, being unmapped and freed) or kept for
+ * good (see jit_cache_keep_page()): no allocation lives there, and the
+ * caller must not take @addr for memory of its own either (a vfree() of
+ * it would free the whole huge page, or someone else's area).
  */
 static struct jit_cache_page *jit_cache_find_lock(const void *addr)
 {
