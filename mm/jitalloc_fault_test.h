@@ -283,7 +283,7 @@ static inline void *jit_test_kept_page(struct kunit *test,
 	/* a reclaim for memory pressure only tries the pool's lock */
 	for (tries = 0; tries < 10 && !reclaimed; tries++) {
 		if (tries)
-			msleep(10);
+			msleep(20);
 		jit_test_fault_arm(&f, &jit_fail_alias, 1);
 		reclaimed = jit_cache_reclaim(pool, true);
 		fired = jit_test_fault_disarm(&f);
