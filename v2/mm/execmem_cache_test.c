@@ -163,16 +163,14 @@ KUNIT_DEFINE_ACTION_WRAPPER(execmem_test_pool_destroy, jit_cache_pool_destroy,
 			    struct jit_cache_pool *);
 
 /*
- * A filled page that cannot be mapped executable is given back (see
- * jit_test_map_failure()); the page the pool gets after it is read-only
- * and executable, its alias read-only.  The engine's pool here covers one
- * free 2 MiB slot.
+ * A pool of the engine's own over one free 2 MiB slot, destroyed when the
+ * test ends; *@start is set to the slot.
  */
-static void execmem_test_map_failure(struct kunit *test)
+static struct jit_cache_pool *execmem_test_slot_pool(struct kunit *test,
+						     unsigned long *start)
 {
 	struct jit_address_space as = { .prot = JIT_PROT_ROX };
 	struct jit_cache_pool *pool;
-	void *p;
 
 	if (!jit_cache_pages_possible(PAGE_KERNEL))
 		kunit_skip(test, "no huge vmalloc mappings here");
@@ -184,8 +182,24 @@ static void execmem_test_map_failure(struct kunit *test)
 	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
 							execmem_test_pool_destroy,
 							pool), 0);
+	*start = as.start;
+	return pool;
+}
 
-	p = jit_test_map_failure(test, pool, as.start, JIT_TYPE_BPF);
+/*
+ * A filled page that cannot be mapped executable is given back (see
+ * jit_test_map_failure()); the page the pool gets after it is read-only
+ * and executable, its alias read-only.  The engine's pool here covers one
+ * free 2 MiB slot.
+ */
+static void execmem_test_map_failure(struct kunit *test)
+{
+	struct jit_cache_pool *pool;
+	unsigned long start;
+	void *p;
+
+	pool = execmem_test_slot_pool(test, &start);
+	p = jit_test_map_failure(test, pool, start, JIT_TYPE_BPF);
 	execmem_test_expect_rox(test, p, JIT_CACHE_PAGE_SIZE);
 	execmem_test_expect_alias_ro(test, p);
 	KUNIT_EXPECT_EQ(test, jit_cache_free(p), 0);
@@ -198,24 +212,13 @@ static void execmem_test_map_failure(struct kunit *test)
  */
 static void execmem_test_kept_page(struct kunit *test)
 {
-	struct jit_address_space as = { .prot = JIT_PROT_ROX };
 	struct jit_cache_pool *pool;
-	unsigned long refused;
+	unsigned long refused, start;
 	void *p;
 
 	/* execmem_free() looks at the cache only while execmem uses it */
 	execmem_test_type(test);
-	if (!jit_cache_pages_possible(PAGE_KERNEL))
-		kunit_skip(test, "no huge vmalloc mappings here");
-	as.start = jit_test_free_slot(test);
-	as.end = as.start + JIT_CACHE_PAGE_SIZE;
-	pool = jit_cache_pool_create(test->name, &as, false,
-				     execmem_arch_trap_byte(), 20);
-	KUNIT_ASSERT_NOT_NULL(test, pool);
-	KUNIT_ASSERT_EQ(test, kunit_add_action_or_reset(test,
-							execmem_test_pool_destroy,
-							pool), 0);
-
+	pool = execmem_test_slot_pool(test, &start);
 	p = jit_test_kept_page(test, pool, JIT_TYPE_BPF);
 	refused = execmem_cache_refused();
 	execmem_free(p);
