@@ -283,10 +283,10 @@ static atomic_long_t jit_cache_pages = ATOMIC_LONG_INIT(0);
  * until it holds the page's pool lock; a page is marked dead, and erased
  * and freed only after jit_cache_map_sem was taken for writing once, when no
  * reader that found it can still be on its way to its pool's lock.  A page
- * leaves the tree only once its area is a plain vmalloc area again (not
- * executable, its alias writable), and a page that is never freed stays:
- * a free of an address in neither a pool nor the tree would be handed on
- * to vfree(), which frees the whole area that holds it.
+ * leaves the tree only after its area was unmapped, its alias made
+ * writable and the area vfree()d, and a page that is never freed stays: a
+ * free of an address in neither a pool nor the tree would be handed on to
+ * vfree(), which frees the whole area that holds it.
  */
 static DEFINE_MTREE(jit_cache_map);
 static DECLARE_RWSEM(jit_cache_map_sem);
@@ -745,8 +745,8 @@ static void jit_cache_unmap_page(struct jit_cache_page *page)
 /*
  * Free a page that was taken off its pool and marked dead; @reason is an
  * &enum jit_trace_reclaim.  It stays in the lookup tree, where frees and
- * writes into it are refused, until its area is plain vmalloc memory
- * again; if its alias stays read-only, it stays there for good.
+ * writes into it are refused, until its area has been vfree()d; if its
+ * alias stays read-only, it stays there for good.
  */
 static void jit_cache_page_free(struct jit_cache_page *page, int reason)
 {
